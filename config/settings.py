@@ -1,0 +1,2 @@
+SECRET_KEY = "bootstrap"
+INSTALLED_APPS = []

@@ -1,0 +1,39 @@
+"""Bot policies over the rules engines. Pure Python, no Django.
+
+A bot sees exactly what a person in its seat sees: the seat's ``view`` and its legal actions.
+It never reads the game state, so it cannot cheat with hidden cards. ``BOTS`` maps a game id
+to its levels (``{"random": RandomBot(), "heuristic": ...}``).
+"""
+
+from __future__ import annotations
+
+import random
+
+
+class Bot:
+    level: str = "random"
+
+    def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
+        raise NotImplementedError
+
+
+class RandomBot(Bot):
+    """Picks uniformly among the legal actions; the baseline every other bot must beat."""
+
+    level = "random"
+
+    def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
+        return rng.choice(legal_actions)
+
+
+BOTS: dict[str, dict[str, Bot]] = {}
+
+
+def register(game_id: str, *bots: Bot) -> None:
+    BOTS.setdefault(game_id, {})
+    for bot in bots:
+        BOTS[game_id][bot.level] = bot
+
+
+# One import per game module of bots; each registers itself.
+# from . import kato  # noqa: E402,F401

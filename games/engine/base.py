@@ -1,0 +1,104 @@
+"""The contract every game implements, and the checks that are the same for all of them.
+
+A game subclasses ``Game`` and fills in ``_new_game``, ``actors``, ``legal_actions``,
+``_apply``, ``view``, the round/match hooks and ``all_cards``. ``new_game`` and ``apply`` here
+validate the inputs every game shares (player count, options, deck, action shape, whose turn)
+so that each game module only states its own rules.
+
+States, actions and events are plain JSON data. ``apply`` must never mutate its input: copy
+the top-level dict and only the lists an action changes (copy-on-write), never the whole state.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from . import rng
+from .errors import IllegalAction, InvalidOptions
+from .options import Option, validate_options
+
+
+class Game:
+    id: ClassVar[str]
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    OPTIONS: ClassVar[tuple[Option, ...]] = ()
+    ACTION_TYPES: ClassVar[frozenset[str]] = frozenset()
+
+    # --- options -------------------------------------------------------------------------
+    def default_options(self) -> dict:
+        return {spec.name: spec.default for spec in self.OPTIONS}
+
+    def validate_options(self, options: dict | None) -> dict:
+        """Every option with its value; raises ``InvalidOptions``."""
+        return validate_options(self.OPTIONS, options)
+
+    def describe_options(self) -> list[dict]:
+        return [spec.describe() for spec in self.OPTIONS]
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def new_game(self, players: int, seed: int | str, options: dict | None = None,
+                 deck: list | None = None) -> dict:
+        if isinstance(players, bool) or not isinstance(players, int) or not (
+                self.min_players <= players <= self.max_players):
+            raise InvalidOptions(
+                "invalid_player_count",
+                f"{self.name} needs {self.min_players} to {self.max_players} players",
+                field="players")
+        opts = self.validate_options(options)
+        return self._new_game(players, rng.seed_state(seed), opts, deck)
+
+    def apply(self, state: dict, seat: int, action: Any) -> tuple[dict, list[dict]]:
+        """Apply ``action`` by ``seat``: ``(new_state, events)``. Never mutates ``state``."""
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise IllegalAction("malformed_action", "an action must be an object with a type")
+        if action["type"] not in self.ACTION_TYPES:
+            raise IllegalAction("unknown_action", f"unknown action type '{action['type']}'")
+        if self.is_over(state):
+            raise IllegalAction("game_over", "the match is over")
+        if self.is_round_over(state):
+            raise IllegalAction("round_over", "the round is over")
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat not in self.actors(state):
+            raise IllegalAction("not_your_turn", "it is not your turn")
+        return self._apply(state, seat, action)
+
+    # --- to implement per game -----------------------------------------------------------
+    def _new_game(self, players: int, rng_state: int, options: dict,
+                  deck: list | None) -> dict:
+        raise NotImplementedError
+
+    def _apply(self, state: dict, seat: int, action: dict) -> tuple[dict, list[dict]]:
+        raise NotImplementedError
+
+    def actors(self, state: dict) -> list[int]:
+        raise NotImplementedError
+
+    def legal_actions(self, state: dict, seat: int) -> list[dict]:
+        raise NotImplementedError
+
+    def view(self, state: dict, seat: int | None) -> dict:
+        raise NotImplementedError
+
+    def is_round_over(self, state: dict) -> bool:
+        raise NotImplementedError
+
+    def round_result(self, state: dict) -> dict:
+        raise NotImplementedError
+
+    def start_next_round(self, state: dict) -> tuple[dict, list[dict]]:
+        raise NotImplementedError
+
+    def is_over(self, state: dict) -> bool:
+        raise NotImplementedError
+
+    def result(self, state: dict) -> dict:
+        raise NotImplementedError
+
+    def all_cards(self, state: dict) -> list[str]:
+        """Every card of the game wherever it is (hands, piles, out of the game), for the
+        card-conservation property. Never shown to players."""
+        raise NotImplementedError
+
+    def full_deck(self, options: dict) -> list[str]:
+        raise NotImplementedError
