@@ -1,2 +1,189 @@
-SECRET_KEY = "bootstrap"
-INSTALLED_APPS = []
+"""Settings, all from environment variables.
+
+With nothing set this is the embedded default: a SQLite file, the in-memory channel layer and
+Celery tasks run in-process, so one command serves the whole product. ``DATABASE_URL`` and
+``REDIS_URL`` switch the same code to PostgreSQL and Redis (channel layer, Celery broker and
+cache) for several web nodes, workers and beat. URLs are parsed by dj-database-url rather than
+by hand: it knows every backend's options (``conn_max_age``, ``sslmode``...).
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return float(value) if value not in (None, "") else default
+
+
+DEBUG = env_bool("DEBUG", default=False)
+SECRET_KEY = os.environ.get("SECRET_KEY") or ""
+if not SECRET_KEY:
+    if not DEBUG and os.environ.get("DATABASE_URL"):
+        raise RuntimeError("SECRET_KEY must be set when DATABASE_URL is set")
+    SECRET_KEY = "insecure-embedded-default-key-change-me"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS")
+CORS_ALLOW_ALL_ORIGINS = env_bool("CORS_ALLOW_ALL_ORIGINS", default=False)
+# Third-party frontends authenticate with bearer tokens, never cookies, so CORS does not need
+# credentials and CSRF does not apply to /graphql/ (see config/urls.py).
+CORS_URLS_REGEX = r"^/graphql/?$"
+CORS_ALLOW_HEADERS = ("accept", "authorization", "content-type", "x-request-id")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "corsheaders",
+    "channels",
+    "accounts",
+    "games",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "corsheaders.middleware.CorsMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+WSGI_APPLICATION = None
+
+TEMPLATES = [{
+    "BACKEND": "django.template.backends.django.DjangoTemplates",
+    "DIRS": [],
+    "APP_DIRS": True,
+    "OPTIONS": {"context_processors": [
+        "django.template.context_processors.request",
+        "django.contrib.auth.context_processors.auth",
+        "django.contrib.messages.context_processors.messages",
+    ]},
+}]
+
+DATA_DIR = Path(os.environ.get("STAPEL_DATA_DIR", BASE_DIR / "db"))
+DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'stapel.sqlite3'}"
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", 60)),
+                                              conn_health_checks=True)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    # Several writers (web requests and in-process tasks) share one file: wait, don't fail.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE",
+                                       "init_command": "PRAGMA journal_mode=WAL;"}
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_USER_MODEL = "accounts.Player"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+     "OPTIONS": {"min_length": 8}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+if env_bool("FAST_PASSWORD_HASHER"):  # tests only: the default hasher is slow on purpose
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+# GraphQL requests are small; anything bigger is refused before it is parsed.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024))
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 60,
+                   "group_expiry": 86400},
+    }}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": REDIS_URL}}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer",
+                                  "CONFIG": {"capacity": 1000}}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# Celery: Redis as broker when REDIS_URL is set, else tasks run in this process.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", REDIS_URL or "memory://")
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ACKS_LATE = False  # per task: only idempotent tasks ack late
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Long timers live in the database and are swept by beat, so no countdown in the broker ever
+# comes near the visibility timeout (a countdown beyond it would be redelivered).
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# Game service knobs.
+STAPEL_BOT_PAUSE_SECONDS = env_float("BOT_PAUSE_SECONDS", 0.8)
+STAPEL_ROUND_PAUSE_SECONDS = env_float("ROUND_PAUSE_SECONDS", 3.0)
+STAPEL_TURN_CLOCK_DEFAULT_SECONDS = int(os.environ.get("TURN_CLOCK_SECONDS", 0) or 0)
+STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
+
+GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
+GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))
+GRAPHQL_MAX_ALIASES = int(os.environ.get("GRAPHQL_MAX_ALIASES", 20))
+WS_ALLOWED_ORIGINS = env_list("WS_ALLOWED_ORIGINS")  # empty: any origin (tokens, not cookies)
+WS_MAX_SUBSCRIPTIONS = int(os.environ.get("WS_MAX_SUBSCRIPTIONS", 20))
+
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
+LOG_JSON = env_bool("LOG_JSON", default=False)
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # The access logs of the ASGI servers would print query strings; tokens never go
+        # there (headers and connection_init only), but keep them terse anyway.
+        "uvicorn.access": {"level": "WARNING"},
+        "daphne.access": {"level": "WARNING"},
+    },
+}
+
+if not DEBUG and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+    SECURE_CONTENT_TYPE_NOSNIFF = True
+    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
+    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)

@@ -1,0 +1,18 @@
+"""HTTP (Django, GraphQL and the admin) and websockets (GraphQL subscriptions) on one app."""
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.core.asgi import get_asgi_application  # noqa: E402
+from django.urls import re_path  # noqa: E402
+
+django_app = get_asgi_application()
+
+from .graphql import GraphQLWebsocketConsumer  # noqa: E402
+
+application = ProtocolTypeRouter({
+    "http": django_app,
+    "websocket": URLRouter([re_path(r"^graphql/?$", GraphQLWebsocketConsumer.as_asgi())]),
+})
