@@ -447,6 +447,14 @@ class KaTO(Game):
                 s["turn"] = (nxt + direction) % n
             return self._finish(s), events
 
+        if rank == CONE and opts["cone_effect"] == "draw10":
+            # Like a last draw2 or wild-draw4, a last draw10 cone still makes the next draw.
+            self._draw(s, hands, nxt, 10, events)
+            if left == 0:
+                return self._end_round(s, seat, events), events
+            events.append({"type": "skipped", "visible_to": "all", "seat": nxt})
+            s["turn"] = (nxt + direction) % n
+            return self._finish(s), events
         if left == 0:
             return self._end_round(s, seat, events), events
         if rank == "skip" or (n == 2 and (rank == "reverse" or (
@@ -458,10 +466,6 @@ class KaTO(Game):
             s["direction"] = direction
             events.append({"type": "direction", "visible_to": "all", "direction": direction})
             s["turn"] = (seat + direction) % n
-        elif rank == CONE and opts["cone_effect"] == "draw10":
-            self._draw(s, hands, nxt, 10, events)
-            events.append({"type": "skipped", "visible_to": "all", "seat": nxt})
-            s["turn"] = (nxt + direction) % n
         else:
             s["turn"] = nxt
         return self._finish(s), events
@@ -488,9 +492,14 @@ class KaTO(Game):
             if IS_WILD[c] or COLOR[c] == color or RANK[c] == top_rank:
                 s["phase"] = "drawn"
                 s["drawn"] = c
+                events.append({"type": "drawn_card_fits", "visible_to": "all", "seat": seat,
+                               "fits": True})
                 return self._finish(s), events
             if not until:
                 break
+        # Public anyway: the turn ends at once when the drawn card does not fit.
+        events.append({"type": "drawn_card_fits", "visible_to": "all", "seat": seat,
+                       "fits": False})
         s["turn"] = (seat + state["direction"]) % state["players"]
         return self._finish(s), events
 

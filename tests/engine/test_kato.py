@@ -241,7 +241,8 @@ def test_drawn_card_that_does_not_fit_ends_the_turn_at_once():
     s, events = KATO.apply(s, 0, D)
     assert s["turn"] == 1 and s["phase"] == "play" and "yellow-7" in hand(s, 0)
     pub = [e for e in events if e["visible_to"] == "all"]
-    assert pub == [{"type": "drew", "visible_to": "all", "seat": 0, "count": 1}]
+    assert pub == [{"type": "drew", "visible_to": "all", "seat": 0, "count": 1},
+                   {"type": "drawn_card_fits", "visible_to": "all", "seat": 0, "fits": False}]
     priv = [e for e in events if e["visible_to"] != "all"]
     assert priv[0]["cards"] == ["yellow-7"] and priv[0]["visible_to"] == [0]
 
