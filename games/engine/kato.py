@@ -52,6 +52,7 @@ for _code in set(BASE_DECK) | {CONE}:
         POINTS[_code] = int(_r) if _r in NUMBERS else 20
     IS_WILD[_code] = COLOR[_code] is None
     IS_NUMBER[_code] = RANK[_code] in NUMBERS
+IS_PLAIN = {c: IS_NUMBER[c] or c == WILD for c in RANK}  # no effect beyond the colour
 DRAW_AMOUNT = {"draw2": 2, WILD4: 4}
 
 _SEATS = [list(range(n)) for n in range(11)]
@@ -126,7 +127,7 @@ class KaTO(Game):
         up = pile[0]
         s.update(hands=hands, draw_pile=pile[1:], discard=[up], color=COLOR[up], direction=1,
                  turn=first, phase="play", pending=0, pending_kind=None, chal_seat=-1,
-                 chal_honest=False, drawn=None, window=-1, shown=None)
+                 chal_honest=False, chal_color=None, drawn=None, window=-1, shown=None)
         for seat in range(n):
             events.append(event("dealt", [seat], seat=seat, cards=list(hands[seat])))
         events.append(event("round_started", round=s["round"], dealer=dealer, top=up,
@@ -338,10 +339,13 @@ class KaTO(Game):
         if seat != state["turn"]:
             raise IllegalAction("not_your_turn", "it is not your turn")
         cards = action.get("cards")
-        if type(cards) is not list or not cards or not all(type(c) is str for c in cards):
+        if type(cards) is not list or not cards:
             raise IllegalAction("invalid_field", "cards must be a non-empty list of card codes")
+        for c in cards:
+            if type(c) is not str or c not in RANK:
+                raise IllegalAction("invalid_field", "cards must be a list of card codes")
         call = action.get("call", False)
-        if type(call) is not bool:
+        if call is not False and call is not True:
             raise IllegalAction("invalid_field", "call must be true or false")
         color = action.get("color")
         phase = state["phase"]
@@ -349,9 +353,6 @@ class KaTO(Game):
         hand = state["hands"][seat]
         card = cards[-1]
         first = cards[0]
-        for c in cards:
-            if c not in RANK:
-                raise IllegalAction("invalid_field", "unknown card code")
         if phase == "color":
             raise IllegalAction("choose_color_first", "choose the colour first")
         if len(cards) == 1:
@@ -398,7 +399,11 @@ class KaTO(Game):
             raise IllegalAction("does_not_match", "that card does not match the top card")
 
         n = state["players"]
-        s, hands, events = self._open(state, seat)
+        s = dict(state)
+        s["shown"] = None
+        s["window"] = -1
+        hands = list(state["hands"])
+        events = []
         hands[seat] = new_hand
         s["hands"] = hands
         s["discard"] = state["discard"] + cards
@@ -416,6 +421,12 @@ class KaTO(Game):
                 s["window"] = seat
         direction = state["direction"]
         nxt = (seat + direction) % n
+        if IS_PLAIN[card]:  # the common case: a number or a plain wild
+            if left == 0:
+                return self._end_round(s, seat, events), events
+            s["turn"] = nxt
+            s["actors"] = _SEATS[n][:] if s["window"] >= 0 else [nxt]
+            return s, events
 
         if rank in DRAW_AMOUNT or (phase == "pending" and rank == CONE):
             if rank == CONE:  # a bounce: the whole pending draw goes on
@@ -427,6 +438,7 @@ class KaTO(Game):
                 if rank == WILD4 and pending == 0 and opts["challenge"]:
                     prev = state["color"]
                     s["chal_seat"] = seat
+                    s["chal_color"] = prev
                     s["chal_honest"] = not any(COLOR[c] == prev for c in new_hand)
                 else:
                     s["chal_seat"] = -1
@@ -671,6 +683,8 @@ class KaTO(Game):
             "pending_draw": state["pending"],
             "pending_kind": state["pending_kind"],
             "challengeable": state["chal_seat"] >= 0,
+            # The colour a challengeable wild-draw4 is judged against (everyone saw it).
+            "challenge_color": state["chal_color"] if state["chal_seat"] >= 0 else None,
             "drawn": state["drawn"] if own and seat == turn else None,
             "kato_window": state["window"] if state["window"] >= 0 else None,
             "shown_hand": ({"seat": shown["seat"], "cards": list(shown["cards"])}
