@@ -24,6 +24,9 @@ from strawberry.tools import merge_types
 from accounts.api.schema import Mutation as AccountsMutation
 from accounts.api.schema import Query as AccountsQuery
 from accounts.errors import DomainError
+from games.api.schema import Mutation as GamesMutation
+from games.api.schema import Query as GamesQuery
+from games.api.schema import Subscription as GamesSubscription
 
 log = logging.getLogger("stapel.graphql")
 
@@ -73,9 +76,9 @@ class StapelMaskErrors(MaskErrors):
         return out
 
 
-Query = merge_types("Query", (AccountsQuery,))
-Mutation = merge_types("Mutation", (AccountsMutation,))
-Subscription = None
+Query = merge_types("Query", (AccountsQuery, GamesQuery))
+Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation))
+Subscription = merge_types("Subscription", (GamesSubscription,))
 
 schema = strawberry.Schema(
     query=Query,

@@ -3,13 +3,9 @@ PostgreSQL and Redis when DATABASE_URL/REDIS_URL are set (CI), else on the embed
 
 import os
 
-os.environ.setdefault("FAST_PASSWORD_HASHER", "1")
-os.environ.setdefault("DB_CONN_MAX_AGE", "0")
+import json
 
-import json  # noqa: E402
-
-import pytest  # noqa: E402
-from django.conf import settings  # noqa: E402
+import pytest
 
 REAL_SERVICES = bool(os.environ.get("DATABASE_URL")) and bool(os.environ.get("REDIS_URL"))
 
@@ -57,6 +53,11 @@ def guest_token(gql):
     return data["createGuest"]["token"]
 
 
-@pytest.fixture
-def settings_snapshot():
-    return settings
+@pytest.fixture(autouse=True)
+def _drain_in_process_tasks():
+    """Tasks queued in-process (bots, round ends) finish before the test's data goes."""
+    yield
+    from games import scheduling
+
+    scheduling.wait_idle(timeout=30, horizon=1.0)
+    scheduling.clear_local_queue()

@@ -1,0 +1,364 @@
+"""Tables and live play over GraphQL: lobby, seats, moves and per-seat subscriptions.
+
+Resolvers only translate: they call ``games.services`` (writes) or ``games.selectors``
+(reads) in a worker thread and turn ``DomainError`` into typed payload errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+from channels.db import database_sync_to_async
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from accounts.api.types import PlayerType
+from accounts.errors import DomainError
+from config.api import UserError, require_viewer, viewer
+from games import realtime, selectors, services
+from games.bots import BOTS
+from games.engine import GAMES
+from games.errors import GameError
+from games.models import Table
+
+from .actions import ActionInput, to_engine
+from .types import GameInfo, GameView, RoundResultType, SeatType, TableUpdate, game_view
+
+
+@strawberry.enum
+class TableStatusEnum(Enum):
+    OPEN = "open"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+@strawberry.enum
+class VisibilityEnum(Enum):
+    PUBLIC = "public"
+    PRIVATE = "private"
+
+
+def _update_of(entry, seat: int | None, status: str, view_payload=None) -> TableUpdate:
+    return TableUpdate.of(entry.table_id, entry.seq, entry.kind, entry.version, status,
+                          realtime.redact_events(entry.events, seat), view_payload)
+
+
+@strawberry.type(name="Table")
+class TableType:
+    id: strawberry.ID
+    game: str
+    status: TableStatusEnum
+    visibility: VisibilityEnum
+    seat_count: int
+    options: JSON
+    version: int
+    last_seq: int
+    round_number: int
+    deadline: datetime | None
+    turn_clock_seconds: int
+    allow_spectators: bool
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    result: JSON | None
+    creator: PlayerType
+    seats: list[SeatType]
+    my_seat: int | None = strawberry.field(description="Your seat here, if you sit here.")
+    invite_code: str | None = strawberry.field(
+        description="Only for the creator and seated players.")
+    _table: strawberry.Private[Table]
+    _player: strawberry.Private[object]
+
+    @classmethod
+    def of(cls, table: Table, player) -> TableType:
+        seat = selectors.viewer_seat(table, player)
+        insider = seat is not None or (player is not None and player.pk == table.creator_id)
+        return cls(
+            id=strawberry.ID(str(table.pk)), game=table.game,
+            status=TableStatusEnum(table.status), visibility=VisibilityEnum(table.visibility),
+            seat_count=table.seat_count, options=table.options, version=table.version,
+            last_seq=table.last_seq, round_number=table.round_number, deadline=table.deadline,
+            turn_clock_seconds=table.turn_clock_seconds, allow_spectators=table.allow_spectators,
+            created_at=table.created_at, started_at=table.started_at,
+            finished_at=table.finished_at, result=table.result,
+            creator=PlayerType.of(table.creator),
+            seats=[SeatType(position=s.position, player=PlayerType.of(s.player), is_bot=s.is_bot,
+                            bot_level=s.bot_level or None, taken_over_by_bot=s.taken_over_by_bot)
+                   for s in table.seats.all()],
+            my_seat=seat, invite_code=table.invite_code if insider else None,
+            _table=table, _player=player)
+
+    @strawberry.field(description="Your own view (a spectator's if you do not sit here).")
+    def view(self) -> GameView | None:
+        if not selectors.may_watch(self._table, self._player, self.my_seat):
+            return None
+        return game_view(services.view_for(self._table, self.my_seat))
+
+    @strawberry.field(description="The numbered changes after `afterSeq`, as you may see them.")
+    async def events(self, after_seq: int = 0, limit: int = 100) -> list[TableUpdate]:
+        if not selectors.may_watch(self._table, self._player, self.my_seat):
+            return []
+        limit = max(1, min(limit, selectors.MAX_REPLAY))
+        entries = await database_sync_to_async(selectors.log_after)(self._table.pk, after_seq,
+                                                                     limit)
+        return [_update_of(e, self.my_seat, self._table.status) for e in entries]
+
+    @strawberry.field
+    async def round_results(self) -> list[RoundResultType]:
+        rows = await database_sync_to_async(
+            lambda: list(self._table.round_results.values("round_number", "placings", "scores"))
+        )()
+        return [RoundResultType(**row) for row in rows]
+
+
+@strawberry.type
+class TablePage:
+    items: list[TableType]
+    next_cursor: str | None
+
+
+@strawberry.type
+class TablePayload:
+    table: TableType | None = None
+    errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class ActPayload:
+    version: int | None = strawberry.field(default=None,
+                                           description="The table's version after your move.")
+    seq: int | None = None
+    replayed: bool = strawberry.field(
+        default=False, description="True when this idempotency key was applied before.")
+    errors: list[UserError] = strawberry.field(default_factory=list)
+    _table_id: strawberry.Private[int | None] = None
+    _player: strawberry.Private[object] = None
+
+    @strawberry.field(description="The table after your move (one more read; skip it for speed).")
+    async def table(self) -> TableType | None:
+        if self._table_id is None:
+            return None
+        table = await database_sync_to_async(selectors.table_get)(self._table_id)
+        return TableType.of(table, self._player)
+
+
+@strawberry.input
+class CreateTableInput:
+    game: str
+    options: JSON | None = None
+    seat_count: int | None = None
+    visibility: VisibilityEnum = VisibilityEnum.PUBLIC
+    turn_clock_seconds: int | None = None
+    allow_spectators: bool = True
+    spectators_may_chat: bool = False
+    join: bool = strawberry.field(default=True, description="Take seat 0 yourself.")
+
+
+@strawberry.type
+class LobbyUpdate:
+    table_id: strawberry.ID
+    game: str
+    status: str
+
+
+async def _table_payload(info: Info, fn, **kwargs) -> TablePayload:
+    try:
+        player = require_viewer(info)
+
+        def run():
+            table = fn(player=player, **kwargs)
+            return TableType.of(selectors.table_get(table.pk), player)
+
+        return TablePayload(table=await database_sync_to_async(run)())
+    except DomainError as exc:
+        return TablePayload(errors=[UserError.of(exc)])
+
+
+def _id(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise GameError("not_found", "no such table", field="tableId") from None
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="Every game: player counts, house rules and bot levels.")
+    def games(self) -> list[GameInfo]:
+        return [GameInfo.of(game_id, sorted(BOTS.get(game_id, {}))) for game_id in GAMES]
+
+    @strawberry.field(description="The lobby: public tables, newest first (open by default).")
+    async def tables(self, game: str | None = None, status: TableStatusEnum | None = None,
+                     first: int = 20, after: str | None = None) -> TablePage:
+        first = max(1, min(first, 100))
+        try:
+            after_id = int(after) if after else None
+        except ValueError:
+            raise GameError("invalid_cursor", "unknown cursor", field="after") from None
+        rows = await database_sync_to_async(selectors.lobby)(
+            game=game, status=status.value if status else None, first=first + 1, after=after_id)
+        items = [TableType.of(t, None) for t in rows[:first]]
+        return TablePage(items=items,
+                         next_cursor=str(rows[first - 1].pk) if len(rows) > first else None)
+
+    @strawberry.field(description="One table, with your view of its match.")
+    async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
+        try:
+            table = await database_sync_to_async(selectors.table_get)(id)
+        except GameError:
+            return None
+        return TableType.of(table, viewer(info))
+
+    @strawberry.field(description="Tables you sit at that are open or playing.")
+    async def my_tables(self, info: Info) -> list[TableType]:
+        player = require_viewer(info)
+        rows = await database_sync_to_async(selectors.tables_of)(player)
+        return [TableType.of(t, player) for t in rows]
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation
+    async def create_table(self, info: Info, input: CreateTableInput) -> TablePayload:
+        return await _table_payload(
+            info, lambda player: services.table_create(
+                creator=player, game=input.game, options=input.options,
+                seat_count=input.seat_count, visibility=input.visibility.value,
+                turn_clock_seconds=input.turn_clock_seconds,
+                allow_spectators=input.allow_spectators,
+                spectators_may_chat=input.spectators_may_chat, join=input.join))
+
+    @strawberry.mutation(description="Sit down by table id or invite code (private tables "
+                                     "need the code); `seat` picks a free seat.")
+    async def join_table(self, info: Info, table_id: strawberry.ID | None = None,
+                         invite_code: str | None = None, seat: int | None = None) -> TablePayload:
+        return await _table_payload(
+            info, lambda player: services.table_join(
+                player=player, table_id=_id(table_id) if table_id is not None else None,
+                invite_code=invite_code, position=seat))
+
+    @strawberry.mutation(description="Before the start your seat is freed; during a match a "
+                                     "bot plays it to the end.")
+    async def leave_table(self, info: Info, table_id: strawberry.ID) -> TablePayload:
+        return await _table_payload(
+            info, lambda player: services.table_leave(player=player, table_id=_id(table_id)))
+
+    @strawberry.mutation(description="The creator deals the first round.")
+    async def start_table(self, info: Info, table_id: strawberry.ID) -> TablePayload:
+        return await _table_payload(
+            info, lambda player: services.table_start(player=player, table_id=_id(table_id)))
+
+    @strawberry.mutation(description="The creator (or staff) ends the table without a result.")
+    async def abort_table(self, info: Info, table_id: strawberry.ID,
+                          reason: str = "") -> TablePayload:
+        return await _table_payload(
+            info, lambda player: services.table_abort(actor=player, table_id=_id(table_id),
+                                                      reason=reason))
+
+    @strawberry.mutation(description="The creator seats a bot before the start.")
+    async def add_bot(self, info: Info, table_id: strawberry.ID, level: str = "heuristic",
+                      seat: int | None = None) -> TablePayload:
+        return await _table_payload(
+            info, lambda player: services.bot_add(player=player, table_id=_id(table_id),
+                                                  level=level, position=seat))
+
+    @strawberry.mutation
+    async def remove_bot(self, info: Info, table_id: strawberry.ID, seat: int) -> TablePayload:
+        return await _table_payload(
+            info, lambda player: services.bot_remove(player=player, table_id=_id(table_id),
+                                                     position=seat))
+
+    @strawberry.mutation(description=(
+        "Make a move. `expectedVersion` is the table version you saw (a move made against an "
+        "older one is refused as `stale_version`); the same `idempotencyKey` applies once and "
+        "answers the same."))
+    async def act(self, info: Info, table_id: strawberry.ID, action: ActionInput,
+                  expected_version: int, idempotency_key: str | None = None) -> ActPayload:
+        try:
+            player = require_viewer(info)
+            engine_action = to_engine(action)
+            result = await database_sync_to_async(services.act)(
+                player=player, table_id=_id(table_id), action=engine_action,
+                expected_version=expected_version, idempotency_key=idempotency_key)
+        except DomainError as exc:
+            return ActPayload(errors=[UserError.of(exc)])
+        return ActPayload(version=result.version, seq=result.seq, replayed=result.replayed,
+                          _table_id=result.table_id, _player=player)
+
+
+def _watch(table_id, player) -> tuple[int | None, str]:
+    table = selectors.table_get(table_id)
+    seat = selectors.viewer_seat(table, player)
+    if not selectors.may_watch(table, player, seat):
+        raise GameError("spectators_not_allowed", "this table does not allow spectators")
+    return seat, table.status
+
+
+def _replay(table_id: int, seat: int | None, after_seq: int):
+    """Missed entries after ``after_seq`` and the viewer's current view, read together."""
+    table = selectors.table_get(table_id)
+    entries = selectors.log_after(table_id, after_seq)
+    return entries, table.status, services.view_for(table, seat), table.last_seq
+
+
+@strawberry.type
+class Subscription:
+    @strawberry.subscription(description=(
+        "Every change at a table as you may see it, numbered by `seq`. First the changes "
+        "after `afterSeq` are replayed from the log (the last one with your current view), "
+        "then live ones follow. A seat's own cards reach only that seat."))
+    async def table_events(self, info: Info, table_id: strawberry.ID,
+                           after_seq: int = 0) -> AsyncGenerator[TableUpdate, None]:
+        player = require_viewer(info)
+        tid = _id(table_id)
+        seat, _ = await database_sync_to_async(_watch)(tid, player)
+        audience = realtime.audience_key(seat)
+        ws = info.context["ws"]
+        async with ws.listen_to_channel(realtime.MESSAGE_TYPE,
+                                        groups=[realtime.group_name(tid, seat)]) as messages:
+            last = max(0, after_seq)
+            # Subscribed first, read the log second: nothing falls between the two.
+            while True:
+                entries, status, view, last_seq = await database_sync_to_async(_replay)(
+                    tid, seat, last)
+                for i, entry in enumerate(entries):
+                    final = i == len(entries) - 1 and entry.seq == last_seq
+                    yield _update_of(entry, seat, status, view if final else None)
+                    last = entry.seq
+                if last >= last_seq:
+                    break
+            async for message in messages:
+                # One consumer serves every subscription of a socket: keep only ours.
+                if message.get("table") != tid or message.get("audience") != audience:
+                    continue
+                seq = message["seq"]
+                if seq <= last:
+                    continue
+                if seq > last + 1:  # the channel layer dropped something: fill from the log
+                    entries, status, _, _ = await database_sync_to_async(_replay)(tid, seat, last)
+                    for entry in entries:
+                        if entry.seq >= seq:
+                            break
+                        yield _update_of(entry, seat, status)
+                        last = entry.seq
+                yield TableUpdate.of(tid, seq, message["kind"], message["version"],
+                                     message["status"], message["events"], message["view"])
+                last = seq
+
+    @strawberry.subscription(description="Public tables opening, filling, starting, ending.")
+    async def lobby_events(self, info: Info,
+                           game: str | None = None) -> AsyncGenerator[LobbyUpdate, None]:
+        require_viewer(info)
+        ws = info.context["ws"]
+        async with ws.listen_to_channel(realtime.LOBBY_TYPE,
+                                        groups=[realtime.LOBBY_GROUP]) as messages:
+            async for message in messages:
+                if game and message.get("game") != game:
+                    continue
+                yield LobbyUpdate(table_id=strawberry.ID(str(message["table"])),
+                                  game=message["game"], status=message["status"])
+

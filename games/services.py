@@ -1,0 +1,636 @@
+"""The only code that changes tables, seats and matches.
+
+Every change runs in one transaction with the table row locked, appends one numbered entry to
+the table's log, and — only on commit — publishes per-viewer payloads and schedules whatever
+must happen without a person (a bot's turn, the end-of-round step, the turn clock). Services
+are keyword-only and raise ``GameError`` with a stable code for every expected failure;
+nothing is written when they raise.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.dispatch import Signal
+from django.utils import timezone
+
+from accounts.models import Player
+from games.bots import BOTS
+from games.engine import GAMES, IllegalAction, InvalidOptions
+
+from . import realtime
+from .errors import GameError
+from .models import (
+    LogKind,
+    PlayerStats,
+    RoundResult,
+    Seat,
+    Table,
+    TableLogEntry,
+    TableStatus,
+    Visibility,
+)
+
+# Sent on commit when a match ends (finished or aborted); tournaments listen to it, so that
+# games never imports tournaments.
+table_finished = Signal()  # kwargs: table_id, status
+
+MAX_TURN_CLOCK_SECONDS = 600  # well below the broker's visibility timeout
+MAX_KEY_LENGTH = 80
+
+
+@dataclass(frozen=True)
+class ActResult:
+    table_id: int
+    version: int
+    seq: int
+    replayed: bool = False
+
+
+def get_engine(game: str):
+    engine = GAMES.get(game)
+    if engine is None:
+        raise GameError("unknown_game", f"unknown game '{game}'", field="game")
+    return engine
+
+
+def _lock(table_id) -> Table:
+    try:
+        return Table.objects.select_for_update().get(pk=int(table_id))
+    except (Table.DoesNotExist, ValueError, TypeError):
+        raise GameError("not_found", "no such table", field="tableId") from None
+
+
+def _seats(table: Table) -> dict[int, Seat]:
+    return {s.position: s for s in Seat.objects.filter(table=table).select_related("player")}
+
+
+def bot_player(level: str) -> Player:
+    player, _ = Player.objects.get_or_create(
+        username=f"bot-{level}",
+        defaults={"display_name": f"{level.capitalize()} bot", "is_bot": True,
+                  "bot_level": level, "password": "!"})
+    return player
+
+
+def _append(table: Table, *, kind: str, events: list, seat: int | None = None,
+            player: Player | None = None, action: dict | None = None,
+            key: str | None = None) -> TableLogEntry:
+    table.last_seq += 1
+    return TableLogEntry.objects.create(
+        table=table, seq=table.last_seq, kind=kind, seat=seat, player=player, action=action,
+        idempotency_key=key, events=events, version=table.version)
+
+
+# --- publishing -------------------------------------------------------------------------------
+
+def view_for(table: Table, seat: int | None) -> dict | None:
+    """What ``seat`` (None: a spectator) may see of the match now, with its legal actions."""
+    if table.state is None:
+        return None
+    engine = GAMES[table.game]
+    state = table.state
+    return {
+        "game": table.game,
+        "seat": seat,
+        "version": table.version,
+        "data": engine.view(state, seat),
+        "legal_actions": engine.legal_actions(state, seat) if seat is not None
+        and table.status == TableStatus.PLAYING else [],
+        "deadline": table.deadline.isoformat() if table.deadline else None,
+    }
+
+
+def _messages(table: Table, entry: TableLogEntry) -> list[tuple[str, dict]]:
+    audiences = [*range(table.seat_count), None]
+    messages = []
+    for seat in audiences:
+        messages.append((realtime.group_name(table.pk, seat), {
+            "type": realtime.MESSAGE_TYPE,
+            "table": table.pk,
+            "audience": realtime.audience_key(seat),
+            "seq": entry.seq,
+            "kind": entry.kind,
+            "version": table.version,
+            "status": table.status,
+            "events": realtime.redact_events(entry.events, seat),
+            "view": view_for(table, seat),
+        }))
+    return messages
+
+
+def _publish_on_commit(table: Table, entry: TableLogEntry, lobby: bool = False) -> None:
+    messages = _messages(table, entry)
+    if lobby and table.visibility == Visibility.PUBLIC:
+        messages.append((realtime.LOBBY_GROUP, {
+            "type": realtime.LOBBY_TYPE, "table": table.pk, "status": table.status,
+            "game": table.game}))
+    transaction.on_commit(partial(realtime.send, messages))
+
+
+# --- after every change: who acts next, and what must happen by itself ------------------------
+
+def _after_change(table: Table, seats: dict[int, Seat] | None = None) -> None:
+    """Set the deadline and queue (on commit) the task that the new state calls for."""
+    from . import tasks  # tasks import services
+
+    table.deadline = None
+    if table.status != TableStatus.PLAYING or table.state is None:
+        return
+    engine = GAMES[table.game]
+    state = table.state
+    if engine.is_round_over(state):
+        countdown = 0 if engine.is_over(state) else settings.STAPEL_ROUND_PAUSE_SECONDS
+        transaction.on_commit(partial(tasks.enqueue, "round_end", table.pk, table.version,
+                                      countdown=countdown))
+        return
+    seats = seats if seats is not None else _seats(table)
+    actors = engine.actors(state)
+    if any(seats[a].plays_as_bot for a in actors if a in seats):
+        transaction.on_commit(partial(tasks.enqueue, "bot_turn", table.pk, table.version,
+                                      countdown=settings.STAPEL_BOT_PAUSE_SECONDS))
+    people = [a for a in actors if a in seats and not seats[a].plays_as_bot]
+    if people and table.turn_clock_seconds:
+        table.deadline = timezone.now() + timedelta(seconds=table.turn_clock_seconds)
+        transaction.on_commit(partial(tasks.enqueue, "turn_timeout", table.pk, table.version,
+                                      countdown=table.turn_clock_seconds))
+
+
+def _save(table: Table, *fields: str) -> None:
+    table.changed_at = timezone.now()
+    table.save(update_fields=["state", "version", "last_seq", "deadline", "changed_at", *fields])
+
+
+# --- creating tables and seating ------------------------------------------------------------
+
+@transaction.atomic
+def table_create(*, creator: Player, game: str, options: dict | None = None,
+                 seat_count: int | None = None, visibility: str = Visibility.PUBLIC,
+                 turn_clock_seconds: int | None = None, allow_spectators: bool = True,
+                 spectators_may_chat: bool = False, join: bool = True) -> Table:
+    engine = get_engine(game)
+    try:
+        opts = engine.validate_options(options)
+    except InvalidOptions as exc:
+        raise GameError(exc.code, exc.message,
+                        field=f"options.{exc.field}" if exc.field else "options") from None
+    if seat_count is None:
+        seat_count = max(engine.min_players, min(4, engine.max_players))
+    if not engine.min_players <= seat_count <= engine.max_players:
+        raise GameError("invalid_seat_count",
+                        f"{engine.name} is for {engine.min_players} to {engine.max_players} players",
+                        field="seatCount")
+    if visibility not in Visibility.values:
+        raise GameError("invalid_visibility", "visibility must be public or private",
+                        field="visibility")
+    if turn_clock_seconds is None:
+        turn_clock_seconds = settings.STAPEL_TURN_CLOCK_DEFAULT_SECONDS
+    if not 0 <= turn_clock_seconds <= MAX_TURN_CLOCK_SECONDS or 0 < turn_clock_seconds < 5:
+        raise GameError("invalid_turn_clock",
+                        f"the turn clock is 0 (off) or 5 to {MAX_TURN_CLOCK_SECONDS} seconds",
+                        field="turnClockSeconds")
+    if creator.is_banned():
+        raise GameError("banned", "banned players cannot open tables")
+    table = Table.objects.create(
+        game=game, options=opts, seat_count=seat_count, visibility=visibility, creator=creator,
+        turn_clock_seconds=turn_clock_seconds, allow_spectators=allow_spectators,
+        spectators_may_chat=spectators_may_chat, seed=secrets.randbits(62))
+    events = [{"type": "table_created", "game": game, "visible_to": "all"}]
+    if join:
+        Seat.objects.create(table=table, position=0, player=creator)
+        events.append(_seat_event("seat_taken", 0, creator))
+    entry = _append(table, kind=LogKind.SEATS, events=events, player=creator)
+    table.save(update_fields=["last_seq"])
+    _publish_on_commit(table, entry, lobby=True)
+    return table
+
+
+def _seat_event(type_: str, position: int, player: Player, **extra) -> dict:
+    return {"type": type_, "seat": position, "player_id": str(player.pk),
+            "display_name": player.display_name, "is_bot": player.is_bot,
+            "visible_to": "all", **extra}
+
+
+def _free_position(table: Table, seats: dict[int, Seat], position: int | None) -> int:
+    if position is None:
+        free = [p for p in range(table.seat_count) if p not in seats]
+        if not free:
+            raise GameError("table_full", "every seat is taken")
+        return free[0]
+    if not isinstance(position, int) or not 0 <= position < table.seat_count:
+        raise GameError("invalid_seat", f"seats are 0 to {table.seat_count - 1}", field="seat")
+    if position in seats:
+        raise GameError("seat_taken", "that seat is taken", field="seat")
+    return position
+
+
+@transaction.atomic
+def table_join(*, player: Player, table_id=None, invite_code: str | None = None,
+               position: int | None = None) -> Table:
+    if table_id is None and not invite_code:
+        raise GameError("not_found", "give a table id or an invite code", field="tableId")
+    if table_id is None:
+        found = Table.objects.filter(invite_code=invite_code).values_list("pk", flat=True).first()
+        if found is None:
+            raise GameError("wrong_invite_code", "no table has that invite code",
+                            field="inviteCode")
+        table_id = found
+    table = _lock(table_id)
+    if table.visibility == Visibility.PRIVATE and invite_code != table.invite_code:
+        raise GameError("wrong_invite_code", "this table needs its invite code",
+                        field="inviteCode")
+    if table.status != TableStatus.OPEN:
+        raise GameError("not_open", "this table is not taking players")
+    seats = _seats(table)
+    if any(s.player_id == player.pk for s in seats.values()):
+        raise GameError("already_seated", "you already sit at this table")
+    position = _free_position(table, seats, position)
+    try:
+        with transaction.atomic():
+            Seat.objects.create(table=table, position=position, player=player)
+    except IntegrityError:
+        raise GameError("seat_taken", "that seat is taken", field="seat") from None
+    entry = _append(table, kind=LogKind.SEATS, events=[_seat_event("seat_taken", position, player)],
+                    player=player)
+    table.save(update_fields=["last_seq"])
+    _publish_on_commit(table, entry, lobby=True)
+    return table
+
+
+@transaction.atomic
+def bot_add(*, player: Player, table_id, level: str = "heuristic",
+            position: int | None = None) -> Table:
+    table = _lock(table_id)
+    _require_creator(table, player)
+    if table.status != TableStatus.OPEN:
+        raise GameError("not_open", "bots are added before the start")
+    if level not in BOTS.get(table.game, {}):
+        raise GameError("invalid_bot_level",
+                        f"bot levels: {', '.join(sorted(BOTS.get(table.game, {})))}",
+                        field="level")
+    seats = _seats(table)
+    position = _free_position(table, seats, position)
+    bot = bot_player(level)
+    Seat.objects.create(table=table, position=position, player=bot, is_bot=True, bot_level=level)
+    entry = _append(table, kind=LogKind.SEATS, player=player,
+                    events=[_seat_event("seat_taken", position, bot, bot_level=level)])
+    table.save(update_fields=["last_seq"])
+    _publish_on_commit(table, entry, lobby=True)
+    return table
+
+
+@transaction.atomic
+def bot_remove(*, player: Player, table_id, position: int) -> Table:
+    table = _lock(table_id)
+    _require_creator(table, player)
+    if table.status != TableStatus.OPEN:
+        raise GameError("not_open", "bots are removed before the start")
+    seat = _seats(table).get(position)
+    if seat is None or not seat.is_bot:
+        raise GameError("invalid_seat", "no bot sits there", field="seat")
+    seat.delete()
+    entry = _append(table, kind=LogKind.SEATS, player=player,
+                    events=[_seat_event("seat_left", position, seat.player)])
+    table.save(update_fields=["last_seq"])
+    _publish_on_commit(table, entry, lobby=True)
+    return table
+
+
+@transaction.atomic
+def table_leave(*, player: Player, table_id) -> Table:
+    """Before the start the seat is freed; during a match a bot plays it to the end."""
+    table = _lock(table_id)
+    seat = next((s for s in _seats(table).values() if s.player_id == player.pk and not s.is_bot),
+                None)
+    if seat is None:
+        raise GameError("not_seated", "you do not sit at this table")
+    if table.status == TableStatus.OPEN:
+        seat.delete()
+        entry = _append(table, kind=LogKind.SEATS, player=player,
+                        events=[_seat_event("seat_left", seat.position, player)])
+        table.save(update_fields=["last_seq"])
+        _publish_on_commit(table, entry, lobby=True)
+        return table
+    if table.status != TableStatus.PLAYING:
+        raise GameError("game_over", "this match is over")
+    _hand_to_bot(table, seat, reason="left")
+    return table
+
+
+def _hand_to_bot(table: Table, seat: Seat, *, reason: str) -> None:
+    """A bot plays ``seat`` from now on (the player left, missed turns, or was banned)."""
+    if seat.taken_over_by_bot:
+        return
+    seat.taken_over_by_bot = True
+    seat.save(update_fields=["taken_over_by_bot"])
+    entry = _append(table, kind=LogKind.SEATS, seat=seat.position,
+                    events=[_seat_event("bot_took_over", seat.position, seat.player,
+                                        reason=reason)])
+    _after_change(table)
+    _save(table)
+    _publish_on_commit(table, entry)
+
+
+def seats_hand_to_bots(*, player: Player, reason: str) -> int:
+    """Every running match of ``player`` goes on with a bot in their seat (e.g. a ban)."""
+    count = 0
+    ids = Seat.objects.filter(player=player, is_bot=False, taken_over_by_bot=False,
+                              table__status=TableStatus.PLAYING).values_list("table_id", flat=True)
+    for table_id in list(ids):
+        with transaction.atomic():
+            table = _lock(table_id)
+            seat = Seat.objects.filter(table=table, player=player, is_bot=False).first()
+            if seat and table.status == TableStatus.PLAYING:
+                _hand_to_bot(table, seat, reason=reason)
+                count += 1
+    return count
+
+
+def _require_creator(table: Table, player: Player) -> None:
+    if table.creator_id != player.pk:
+        raise GameError("not_creator", "only the table's creator may do that")
+
+
+@transaction.atomic
+def table_start(*, player: Player | None, table_id) -> Table:
+    """Deal the first round. ``player`` None: the system (e.g. a tournament) starts it."""
+    table = _lock(table_id)
+    if player is not None:
+        _require_creator(table, player)
+    if table.status != TableStatus.OPEN:
+        raise GameError("not_open", "this table has started already")
+    engine = GAMES[table.game]
+    seats = sorted(_seats(table).values(), key=lambda s: s.position)
+    if len(seats) < engine.min_players:
+        raise GameError("not_enough_players",
+                        f"{engine.name} needs at least {engine.min_players} players")
+    # Empty seats are dropped: players keep their order and sit at 0..n-1.
+    if [s.position for s in seats] != list(range(len(seats))):
+        for s in seats:
+            s.position += 1000
+            s.save(update_fields=["position"])
+        for i, s in enumerate(seats):
+            s.position = i
+            s.save(update_fields=["position"])
+    table.seat_count = len(seats)
+    table.state = engine.new_game(len(seats), table.seed, table.options)
+    table.status = TableStatus.PLAYING
+    table.version = 1
+    table.round_number = 1
+    table.started_at = timezone.now()
+    entry = _append(table, kind=LogKind.START, player=player, events=[
+        {"type": "match_started", "seats": len(seats), "visible_to": "all"}])
+    _after_change(table, {s.position: s for s in seats})
+    _save(table, "seat_count", "status", "round_number", "started_at")
+    _publish_on_commit(table, entry, lobby=True)
+    return table
+
+
+# --- moves ------------------------------------------------------------------------------------
+
+def act(*, player: Player, table_id, action: dict, expected_version: int,
+        idempotency_key: str | None = None) -> ActResult:
+    """A person's move. The same idempotency key from the same player applies once and
+    answers the same; a move made against an older version is refused as stale."""
+    if idempotency_key is not None and not 1 <= len(idempotency_key) <= MAX_KEY_LENGTH:
+        raise GameError("invalid_idempotency_key",
+                        f"idempotency keys are 1 to {MAX_KEY_LENGTH} characters",
+                        field="idempotencyKey")
+    key = f"{player.pk}:{idempotency_key}" if idempotency_key else None
+    with transaction.atomic():
+        table = _lock(table_id)
+        if key is not None:
+            prior = (TableLogEntry.objects.filter(table=table, idempotency_key=key)
+                     .values("version", "seq").first())
+            if prior is not None:
+                return ActResult(table.pk, prior["version"], prior["seq"], replayed=True)
+        seats = _seats(table)
+        seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot),
+                    None)
+        if seat is None:
+            raise GameError("not_seated", "you do not sit at this table")
+        if table.status != TableStatus.PLAYING:
+            raise GameError("game_over" if table.status != TableStatus.OPEN else "not_playing",
+                            "this table is not playing")
+        if expected_version != table.version:
+            raise GameError("stale_version",
+                            f"the table is at version {table.version}; refresh and retry",
+                            field="expectedVersion")
+        if seat.taken_over_by_bot or seat.missed_turns:
+            # A person who acts again takes their seat back from the bot.
+            seat.taken_over_by_bot = False
+            seat.missed_turns = 0
+            seat.save(update_fields=["taken_over_by_bot", "missed_turns"])
+        entry = _apply(table, seat.position, action, kind=LogKind.ACTION, player=player,
+                       key=key, seats=seats)
+        return ActResult(table.pk, table.version, entry.seq)
+
+
+def _apply(table: Table, position: int, action, *, kind: str, player: Player | None = None,
+           key: str | None = None, seats: dict[int, Seat] | None = None) -> TableLogEntry:
+    engine = GAMES[table.game]
+    try:
+        state, events = engine.apply(table.state, position, action)
+    except IllegalAction as exc:
+        raise GameError(exc.code, exc.message, field="action") from None
+    table.state = state
+    table.version += 1
+    entry = _append(table, kind=kind, seat=position, player=player, action=action, key=key,
+                    events=events)
+    _after_change(table, seats)
+    _save(table)
+    _publish_on_commit(table, entry)
+    return entry
+
+
+# --- what happens by itself (called by tasks) ------------------------------------------------
+
+def _locked_at(table_id: int, expected_version: int) -> Table | None:
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None or table.status != TableStatus.PLAYING or table.version != expected_version:
+        return None  # the world has moved on: nothing to do
+    return table
+
+
+@transaction.atomic
+def bot_turn(*, table_id: int, expected_version: int) -> bool:
+    """One move for the first bot (or bot-played seat) among the actors."""
+    import random
+
+    table = _locked_at(table_id, expected_version)
+    if table is None:
+        return False
+    engine = GAMES[table.game]
+    if engine.is_round_over(table.state):
+        return False
+    seats = _seats(table)
+    bots = [a for a in engine.actors(table.state) if a in seats and seats[a].plays_as_bot]
+    if not bots:
+        return False
+    position = bots[0]
+    seat = seats[position]
+    level = seat.bot_level or "heuristic"
+    policy = BOTS[table.game].get(level) or BOTS[table.game]["random"]
+    legal = engine.legal_actions(table.state, position)
+    rng = random.Random(f"{table.seed}:{table.version}:{position}")
+    action = policy.choose(engine.view(table.state, position), legal, rng)
+    _apply(table, position, action, kind=LogKind.BOT, seats=seats,
+           key=f"bot:{table.version}:{position}")
+    return True
+
+
+DEFAULT_ACTION_ORDER = ("accept", "pass", "take_pile", "draw", "take_reserve", "insert",
+                        "give_drawn", "choose_face_up", "choose_color", "give_to", "give",
+                        "peek", "swap", "reroll", "play_blind")
+
+
+def default_action(legal: list[dict]) -> dict:
+    """The safe move a seat gets when its clock runs out: the first of DEFAULT_ACTION_ORDER
+    that is legal, else the first legal action."""
+    by_type: dict[str, dict] = {}
+    for action in legal:
+        by_type.setdefault(action["type"], action)
+    for type_ in DEFAULT_ACTION_ORDER:
+        if type_ in by_type:
+            return by_type[type_]
+    return legal[0]
+
+
+@transaction.atomic
+def turn_timeout(*, table_id: int, expected_version: int) -> bool:
+    table = _locked_at(table_id, expected_version)
+    if table is None or table.deadline is None or table.deadline > timezone.now():
+        return False
+    engine = GAMES[table.game]
+    seats = _seats(table)
+    late = [a for a in engine.actors(table.state) if a in seats and not seats[a].plays_as_bot]
+    if not late:
+        return False
+    position = late[0]
+    seat = seats[position]
+    action = default_action(engine.legal_actions(table.state, position))
+    seat.missed_turns += 1
+    seat.save(update_fields=["missed_turns"])
+    _apply(table, position, action, kind=LogKind.TIMEOUT, seats=seats,
+           key=f"timeout:{table.version}:{position}")
+    if seat.missed_turns >= settings.STAPEL_EXPIRIES_BEFORE_BOT and table.status == TableStatus.PLAYING:
+        _hand_to_bot(table, seat, reason="missed_turns")
+    return True
+
+
+@transaction.atomic
+def round_end(*, table_id: int, expected_version: int) -> bool:
+    """Record the finished round and its statistics; deal the next or finish the match."""
+    table = _locked_at(table_id, expected_version)
+    if table is None:
+        return False
+    engine = GAMES[table.game]
+    state = table.state
+    if not engine.is_round_over(state):
+        return False
+    result = engine.round_result(state)
+    _, created = RoundResult.objects.get_or_create(
+        table=table, round_number=table.round_number,
+        defaults={"placings": result["placings"], "scores": result["scores"],
+                  "detail": {k: v for k, v in result.items() if k not in ("placings", "scores")}})
+    seats = _seats(table)
+    if created:
+        _count_stats(table, seats, result["placings"], rounds=True)
+    if engine.is_over(state):
+        match = engine.result(state)
+        table.status = TableStatus.FINISHED
+        table.result = match
+        table.finished_at = timezone.now()
+        _count_stats(table, seats, match["placings"], rounds=False)
+        entry = _append(table, kind=LogKind.NEXT_ROUND, events=[
+            {"type": "table_finished", "placings": match["placings"],
+             "scores": match["scores"], "visible_to": "all"}])
+        _save(table, "status", "result", "finished_at")
+        _publish_on_commit(table, entry, lobby=True)
+        transaction.on_commit(partial(table_finished.send, sender=Table, table_id=table.pk,
+                                      status=table.status))
+        return True
+    state, events = engine.start_next_round(state)
+    table.state = state
+    table.version += 1
+    table.round_number += 1
+    entry = _append(table, kind=LogKind.NEXT_ROUND, events=events)
+    _after_change(table, seats)
+    _save(table, "round_number")
+    _publish_on_commit(table, entry)
+    return True
+
+
+def _count_stats(table: Table, seats: dict[int, Seat], placings: list[int], *,
+                 rounds: bool) -> None:
+    for position, seat in seats.items():
+        if seat.is_bot:
+            continue
+        stats, _ = PlayerStats.objects.get_or_create(player_id=seat.player_id, game=table.game)
+        won = placings[position] == 1
+        if rounds:
+            PlayerStats.objects.filter(pk=stats.pk).update(
+                rounds_played=F("rounds_played") + 1, rounds_won=F("rounds_won") + int(won))
+        else:
+            PlayerStats.objects.filter(pk=stats.pk).update(
+                matches_played=F("matches_played") + 1, matches_won=F("matches_won") + int(won))
+
+
+@transaction.atomic
+def table_abort(*, actor: Player | None, table_id, reason: str = "") -> Table:
+    """The creator or staff (or the system, ``actor`` None) ends a table without a result."""
+    table = _lock(table_id)
+    if actor is not None and table.creator_id != actor.pk and not actor.is_staff:
+        raise GameError("not_creator", "only the table's creator or a moderator may abort it")
+    if not table.is_active:
+        raise GameError("game_over", "this table has ended already")
+    table.status = TableStatus.ABORTED
+    table.abort_reason = (reason or "")[:500]
+    table.finished_at = timezone.now()
+    entry = _append(table, kind=LogKind.ABORT, player=actor, events=[
+        {"type": "table_aborted", "reason": table.abort_reason, "visible_to": "all"}])
+    table.deadline = None
+    _save(table, "status", "abort_reason", "finished_at")
+    _publish_on_commit(table, entry, lobby=True)
+    transaction.on_commit(partial(table_finished.send, sender=Table, table_id=table.pk,
+                                  status=table.status))
+    return table
+
+
+def sweep_deadlines(*, now=None) -> int:
+    """Queue the timeout of every table whose deadline passed (a lost timer, a dead worker)."""
+    from . import tasks
+
+    now = now or timezone.now()
+    due = list(Table.objects.filter(status=TableStatus.PLAYING, deadline__lt=now)
+               .values_list("pk", "version"))
+    for table_id, version in due:
+        tasks.enqueue("turn_timeout", table_id, version)
+    return len(due)
+
+
+def sweep_stalled(*, older_than: float = 15.0) -> int:
+    """Queue again what a playing table waits for when nothing happened for a while: a bot's
+    turn or the end of a round whose task was lost with a killed worker. Tasks check the
+    version, so a task that was not lost after all does nothing the second time."""
+    from . import tasks
+
+    cutoff = timezone.now() - timedelta(seconds=older_than)
+    count = 0
+    for table in Table.objects.filter(status=TableStatus.PLAYING, changed_at__lt=cutoff):
+        engine = GAMES[table.game]
+        if engine.is_round_over(table.state):
+            tasks.enqueue("round_end", table.pk, table.version)
+            count += 1
+            continue
+        seats = _seats(table)
+        if any(seats[a].plays_as_bot for a in engine.actors(table.state) if a in seats):
+            tasks.enqueue("bot_turn", table.pk, table.version)
+            count += 1
+    return count
