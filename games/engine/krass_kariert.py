@@ -452,7 +452,7 @@ class KrassKariert(Game):
         s["top"] = None
         s["to_act"] = []
         s["winner"] = winner
-        s["candidates"] = candidates
+        s["candidates"] = candidates or [winner]
         events.append(cards.event("trick_won", seat=winner, draw_cards=draws,
                                   draws=DRAW_PER_CARD * draws))
         s["draws_left"] = DRAW_PER_CARD * draws
