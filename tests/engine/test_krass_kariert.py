@@ -586,3 +586,47 @@ def test_played_cards_are_public_but_hand_positions_stay_private():
                          "lead": True}
     assert all("index" not in e for e in public)
     assert [e for e in events if e["type"] == "played_from"][0]["visible_to"] == [0]
+
+
+# --- bots ------------------------------------------------------------------------------------
+
+def _bot(level):
+    from games.bots import BOTS
+    return BOTS["krass_kariert"][level]
+
+
+def test_heuristic_bot_beats_with_plain_cards_and_keeps_stop_x_and_reserves():
+    for escape in ("stop", "x"):
+        t = Table([["5", "1", "2"], [escape, "3", "9"], ["6", "7", "8"]])
+        t.play(0, 0, 1, "solo", 5)
+        choice = _bot("heuristic").choose(G.view(t.state, 1), G.legal_actions(t.state, 1),
+                                          random.Random(0))
+        assert choice == {"type": "play", "index": 2, "count": 1, "kind": "solo", "rank": 9}
+
+
+def test_heuristic_bot_places_reserve_and_drawn_cards_where_they_make_combinations():
+    t = Table([["12", "1", "2"], ["3", "9", "5"], ["6", "7", "8"]],
+              reserves=[["10", "10"], ["9", "11"], ["4", "4"]], draw=["5"])
+    t.play(0, 0, 1, "solo", 12)
+    legal = G.legal_actions(t.state, 1)
+    choice = _bot("heuristic").choose(G.view(t.state, 1), legal, random.Random(0))
+    assert choice["type"] == "take_reserve" and choice["reserve"] == 0
+    assert choice["position"] in (1, 2)  # next to the other 9: a pair
+    t.take(1, 0, choice["position"])
+    t.play(2, 0, 3, "street3", 8)
+    assert t.state["phase"] == "play"
+
+
+def test_bots_play_whole_matches_with_legal_actions_from_the_view_only():
+    rnd = random.Random(5)
+    bots = [_bot("heuristic"), _bot("random"), _bot("heuristic")]
+    state = G.new_game(3, 5)
+    while not G.is_over(state):
+        if G.is_round_over(state):
+            state, _ = G.start_next_round(state)
+            continue
+        seat = G.actors(state)[0]
+        legal = G.legal_actions(state, seat)
+        action = bots[seat].choose(G.view(state, seat), legal, rnd)
+        assert action in legal
+        state, _ = G.apply(state, seat, action)
