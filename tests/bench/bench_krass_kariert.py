@@ -4,7 +4,8 @@ Run from the repo root: ``python tests/bench/bench_krass_kariert.py [--quick]``.
 
 - Engine speed on one core: 4 players, random legal actions, ``legal_actions`` at every step.
 - Bot strength: 1 heuristic + 3 random bots (the heuristic's seat rotates), chips lost per
-  match (every deal lost counts one, the match-ending one included) and matches lost.
+  match (every deal lost counts one, the match-ending one included) and matches lost; the
+  same for 3 and 5 players, and against a greedy baseline defined here.
 """
 
 from __future__ import annotations
@@ -17,10 +18,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from games.bots import BOTS  # noqa: E402
+from games.bots import BOTS, Bot  # noqa: E402
 from games.engine import GAMES  # noqa: E402
 
 GAME = GAMES["krass_kariert"]
+
+
+class GreedyBot(Bot):
+    """A tougher baseline than random (bench only): plays the legal combination with the most
+    cards, weakest first; else a `draw`, then a `stop`; takes a reserve only when it must."""
+
+    level = "greedy"
+
+    def choose(self, view, legal_actions, rng):
+        plays = [a for a in legal_actions if a["type"] == "play"]
+        if not plays:  # a reserve card or a drawn card: the first position
+            return legal_actions[0]
+        order = {"stop": -2, "draw": -1}
+        return max(plays, key=lambda a: (a["kind"] not in order, a["count"],
+                                         -a.get("rank", 0), order.get(a["kind"], 0)))
 
 
 def engine_speed(matches: int, players: int = 4) -> dict:
@@ -65,7 +81,7 @@ def play_match(bots: list, seed: int, options: dict | None = None) -> tuple[list
 
 def bot_strength(matches: int, players: int = 4, challenger: str = "heuristic",
                  field: str = "random") -> dict:
-    levels = BOTS["krass_kariert"]
+    levels = {**BOTS["krass_kariert"], "greedy": GreedyBot()}
     hero_lost = field_lost = hero_matches_lost = 0
     start = time.perf_counter()
     for m in range(matches):
@@ -105,6 +121,14 @@ def main() -> None:
               f"random {r['field_chips_lost']:.2f} (each)")
         print(f"  matches lost: heuristic {r['hero_match_loss_rate']:.1%} "
               f"(an equal share would be {r['fair_match_loss_rate']:.1%})")
+
+    r = bot_strength(strength_matches // 2, 4, field="greedy")
+    print(f"bot strength, 1 heuristic + 3 greedy (bench-only baseline), {r['matches']} matches "
+          f"({r['seconds']:.1f} s):")
+    print(f"  chips lost per match: heuristic {r['hero_chips_lost']:.2f}, "
+          f"greedy {r['field_chips_lost']:.2f} (each)")
+    print(f"  matches lost: heuristic {r['hero_match_loss_rate']:.1%} "
+          f"(an equal share would be {r['fair_match_loss_rate']:.1%})")
 
 
 if __name__ == "__main__":
