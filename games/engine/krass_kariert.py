@@ -23,6 +23,18 @@ Choices this module makes where RULES.md leaves room (also public contract):
   carry hand positions of other seats (`index`, `position`), so the hand order stays private.
 - Each deal is dealt from seat 0 like the first; only the leader moves (the chip loser).
   With `deck=`, only the first deal uses it; later deals shuffle with the seeded RNG.
+- `hand_size` may be 1..16 but at most what 54 cards allow with 2 reserves each
+  (16 / 11 / 8 for 3 / 4 / 5 players); `null` means 10, or 7 with 5 players.
+- `take_reserve.reserve` indexes the seat's REMAINING reserve cards (after one is taken, the
+  other is reserve 0). The leader may not take a reserve card (`must_lead`).
+- View `phase`: `lead`, `follow`, `insert` (the trick winner inserts `drawn` cards),
+  `deal_over`, `match_over`. `trick` lists this trick's actions in order:
+  `{"seat", "action": "play", "cards", "kind", "rank"}` (`rank` null for stop/draw) or
+  `{"seat", "action": "take_reserve", "cards": [], "card", "reserve"}`; `to_act` is the seats
+  still to act in it, the current one first; `last_trick` is the trick before.
+- `round_result`/`result` add `loser` and (per deal) `reason`: `last_with_cards`,
+  `last_to_empty` or `no_legal_action`. `result` of a running match is the standings by chips
+  (`"over": false`).
 """
 
 from __future__ import annotations
