@@ -232,13 +232,19 @@ class Karma(Game):
                 or not all(isinstance(c, str) for c in chosen):
             raise IllegalAction("invalid_field", "cards must be a list of 3 card codes")
         hand = state["hands"][seat]
-        rest = cards.remove_cards(hand, chosen)
-        if rest is None:
+        if cards.remove_cards(hand, chosen) is None:
             raise IllegalAction("card_not_in_hand", "you can only lay out cards from your hand")
-        # Keep the choice in hand order, so equal choices give equal states.
-        picked = list(hand)
-        for card in rest:
-            picked.remove(card)
+        # Keep both parts in hand order, so equal choices give equal states.
+        wanted: dict[str, int] = {}
+        for card in chosen:
+            wanted[card] = wanted.get(card, 0) + 1
+        picked, rest = [], []
+        for card in hand:
+            if wanted.get(card):
+                wanted[card] -= 1
+                picked.append(card)
+            else:
+                rest.append(card)
         s = dict(state)
         s["hands"] = cards.replace_at(state["hands"], seat, rest)
         s["choices"] = cards.replace_at(state["choices"], seat, picked)
