@@ -7,10 +7,12 @@ gone, a hand played out) are reached with ``gone``, which moves those cards out 
 that card conservation still holds.
 """
 
+import random
 from collections import Counter
 
 import pytest
 
+from games.bots import BOTS
 from games.engine import GAMES, IllegalAction, InvalidDeck, InvalidOptions
 from games.engine.karma import FULL_DECK, KARMA
 
@@ -676,3 +678,56 @@ def test_malformed_fields_are_rejected_and_change_nothing():
     illegal(s, 0, {"type": "choose_face_up", "cards": ["1", "2", "3"]}, "already_chosen")
     illegal(s, 1, {"type": "play", "cards": ["3"]}, "not_your_turn")
     assert repr(s) == before
+
+
+# --- bots -----------------------------------------------------------------------------------
+
+def _bot(level="heuristic"):
+    return BOTS["karma"][level]
+
+
+def _choose(state, seat, level="heuristic"):
+    return _bot(level).choose(KARMA.view(state, seat), KARMA.legal_actions(state, seat),
+                              random.Random(1))
+
+
+def test_bots_pick_legal_actions_from_the_view_until_the_game_ends():
+    rnd = random.Random(3)
+    for n in (2, 4, 6):
+        state = KARMA.new_game(n, n)
+        levels = ["heuristic" if s % 2 == 0 else "random" for s in range(n)]
+        while not KARMA.is_over(state):
+            seat = rnd.choice(KARMA.actors(state))
+            legal = KARMA.legal_actions(state, seat)
+            action = _bot(levels[seat]).choose(KARMA.view(state, seat), legal, rnd)
+            assert action in legal
+            state, _ = KARMA.apply(state, seat, action)
+
+
+def test_heuristic_plays_its_lowest_cards_and_keeps_karma_cards():
+    s = deal(3, hand={0: ["9", FIVE, "4"]})
+    assert _choose(s, 0) == {"type": "play", "cards": ["4"]}
+    s = deal(3, hand={0: ["9", "4", "4"]})
+    assert _choose(s, 0) == {"type": "play", "cards": ["4", "4"]}
+
+
+def test_heuristic_burns_when_it_can():
+    s = deal(3, hand={0: ["7", "1", "2"], 1: ["7", "7", "3"]})
+    s, _ = play(s, 0, "7")
+    assert _choose(s, 1) == {"type": "play", "cards": ["7", "7"]}
+
+
+def test_heuristic_gives_the_pile_to_the_player_closest_to_finishing():
+    s = deal(4, hand={0: ["5", "14", "1"], 1: ["6", GIVE, "3"], 2: ["7", "3", "4"],
+                      3: ["8", "4", "9"]}, draw=["2", "1", "2", "2"])
+    s = gone(s, table_down=(3,), table_up=(3,))
+    for seat, card in ((0, "5"), (1, "6"), (2, "7"), (3, "8"), (0, "14")):
+        s, _ = play(s, seat, card)
+    assert s["hands"][1] == [GIVE, "3", "1"]
+    assert _choose(s, 1) == {"type": "play", "cards": [GIVE], "to": 3}
+
+
+def test_heuristic_takes_a_small_pile_rather_than_spend_a_karma_card():
+    s = deal(3, hand={0: ["16", "1", "2"], 1: [FIVE, "3", "4"]})
+    s, _ = play(s, 0, "16")
+    assert _choose(s, 1) == {"type": "take_pile"}
