@@ -90,8 +90,17 @@ TEMPLATES = [{
 
 DATA_DIR = Path(os.environ.get("STAPEL_DATA_DIR", BASE_DIR / "db"))
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'stapel.sqlite3'}"
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", 60)),
-                                              conn_health_checks=True)}
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Under ASGI every request and websocket operation may run in another thread, so
+    # persistent per-thread connections (CONN_MAX_AGE) leak; psycopg's pool shares a bounded
+    # set of connections per process instead.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": int(os.environ.get("DB_POOL_MIN", 2)),
+        "max_size": int(os.environ.get("DB_POOL_MAX", 16)),
+        "timeout": 10,
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     # Several writers (web requests and in-process tasks) share one file: wait, don't fail.

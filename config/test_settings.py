@@ -3,10 +3,8 @@ hashing, and tasks on the in-process scheduler without pauses. Servers and worke
 integration tests start as real processes use config.settings."""
 
 from .settings import *  # noqa: F403
-from .settings import DATABASES
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-DATABASES["default"]["CONN_MAX_AGE"] = 0
 CELERY_TASK_ALWAYS_EAGER = True
 STAPEL_BOT_PAUSE_SECONDS = 0
 STAPEL_ROUND_PAUSE_SECONDS = 0

@@ -4,6 +4,7 @@ PostgreSQL and Redis when DATABASE_URL/REDIS_URL are set (CI), else on the embed
 import os
 
 import json
+import logging
 
 import pytest
 
@@ -61,3 +62,6 @@ def _drain_in_process_tasks():
 
     scheduling.wait_idle(timeout=30, horizon=1.0)
     scheduling.clear_local_queue()
+
+
+logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -30,7 +30,10 @@ def service_env(**extra) -> dict:
     url = (f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
            f"{db['NAME']}")
     env = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": "integration",
-           "BOT_PAUSE_SECONDS": "0", "ROUND_PAUSE_SECONDS": "0", "DB_CONN_MAX_AGE": "60",
+           "BOT_PAUSE_SECONDS": "0", "ROUND_PAUSE_SECONDS": "0",
+           "PYTHONUNBUFFERED": "1", "SWEEP_SECONDS": "1",
+           "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
