@@ -37,3 +37,4 @@ def register(game_id: str, *bots: Bot) -> None:
 
 # One import per game module of bots; each registers itself.
 # from . import kato  # noqa: E402,F401
+from . import aetsch  # noqa: E402,F401

@@ -16,6 +16,7 @@ def register(game: Game) -> Game:
 
 # One import per game; each module registers itself.
 # from . import kato  # noqa: E402,F401
+from . import aetsch  # noqa: E402,F401
 
 __all__ = ["GAMES", "Game", "EngineError", "IllegalAction", "InvalidDeck", "InvalidOptions",
            "register"]
