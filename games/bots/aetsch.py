@@ -62,7 +62,7 @@ class HeuristicBot(Bot):
         by_type = {a["type"]: a for a in legal_actions}
 
         if plays:
-            return {**self._best_play(view, hand, plays), "call": True}
+            return {**self._best_play(view, hand, plays, rng), "call": True}
         if "give_drawn" in by_type:
             return {"type": "give_drawn", "to": leader}
         if "peek" in by_type:
@@ -80,7 +80,8 @@ class HeuristicBot(Bot):
         held = Counter(_suit(c) for c in rest if c != "joker")
         return max(SUITS, key=lambda s: (held[s], -SUITS.index(s)))
 
-    def _best_play(self, view: dict, hand: list, plays: list[dict]) -> dict:
+    def _best_play(self, view: dict, hand: list, plays: list[dict],
+                   rng: random.Random) -> dict:
         counts = view["hand_counts"]
         nxt = (view["seat"] + view["direction"]) % len(counts)
         small = len(hand) <= 2
@@ -100,6 +101,8 @@ class HeuristicBot(Bot):
                 new_suit = _suit(card)
                 choice = {"type": "play", "card": card}
             score = PLAY_PREFERENCE.get(rank, 3.5)
+            if rank == "5" and view["draw_count"] + view["discard_count"] < 6:
+                score = 3.5  # nearly every card is in a hand: a 5 would just cycle them
             if small and rank in ("J", "joker"):
                 score += 8.0
             if rank == "K" and not rest:
@@ -107,6 +110,7 @@ class HeuristicBot(Bot):
             if counts[nxt] <= 2 and rank in ("2", "7", "joker"):
                 score += 4.0
             score += 0.6 * sum(1 for c in rest if _suit(c) == new_suit)
+            score += 0.3 * rng.random()  # breaks ties, and cycles between heuristic bots
             if best_score is None or score > best_score:
                 best, best_score = choice, score
         return best
