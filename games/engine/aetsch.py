@@ -64,11 +64,7 @@ def _is_wild(card: str) -> bool:
 
 
 def _unique(hand: list) -> list:
-    seen: list = []
-    for card in hand:
-        if card not in seen:
-            seen.append(card)
-    return seen
+    return list(dict.fromkeys(hand))
 
 
 class Aetsch(Game):
@@ -163,10 +159,22 @@ class Aetsch(Game):
         n = state["players"]
         others = [t for t in range(n) if t != seat]
         if phase == PLAY:
+            # ``fits`` inlined: this is the hottest path of every bot and random playout.
+            top = state["discard_pile"][-1]
+            top_rank = None if top == JOKER else RANK_OF[top]
+            suit = state["suit"]
+            jack_ok = top_rank != "J" or state["options"]["jack_on_jack"]
             actions = []
             for card in _unique(hand):
-                if self.fits(state, card):
-                    actions += self._play_entries(card)
+                if card == JOKER:
+                    actions += [{"type": "play", "card": card, "suit": s} for s in SUITS]
+                    continue
+                rank = RANK_OF[card]
+                if rank == "J":
+                    if jack_ok:
+                        actions += [{"type": "play", "card": card, "suit": s} for s in SUITS]
+                elif SUIT_OF[card] == suit or rank == top_rank:
+                    actions.append({"type": "play", "card": card})
             actions.append({"type": "draw"})
             return actions
         if phase == DRAWN:
