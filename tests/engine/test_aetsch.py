@@ -377,6 +377,16 @@ def test_two_with_two_players_the_player_of_the_two_plays_again_after_the_draw()
     assert G.actors(state) == [0] and len(state["hands"][1]) == 5
 
 
+def test_two_pushed_back_with_two_players_the_drawer_plays_next():
+    state = new([["hearts-2", "clubs-9", "spades-4"], ["clubs-2", "clubs-8", "clubs-7"]],
+                "hearts-5")
+    state = play(state, 0, "hearts-2")
+    state = play(state, 1, "clubs-2")
+    state, _ = act(state, 0, "draw")
+    # play continues after the first target (seat 1), which with two players is seat 0
+    assert len(state["hands"][0]) == 2 + 4 and G.actors(state) == [0]
+
+
 # --- 5, 7, 10, K, A -------------------------------------------------------------------------
 
 FIVE_DRAWN = ["spades-7", "spades-8", "spades-9", "spades-10", "spades-Q"]
@@ -468,6 +478,17 @@ def test_king_giving_away_the_last_card_after_a_called_play_wins():
     assert G.is_over(state) and state["winner"] == 0
     assert G.result(state)["placings"] == [1, 2]
     assert G.round_result(state)["scores"] == [0, 4]
+
+
+def test_king_as_an_uncalled_last_card_draws_five_then_still_gives_a_card():
+    state = new([["hearts-7", "hearts-7", "hearts-K"], FILL3], "hearts-3", FIVE_DRAWN)
+    state = play(state, 0, "hearts-7")
+    state = play(state, 0, "hearts-7", call=True)
+    state = play(state, 0, "hearts-K")                     # no "Ätsch, Ätsch!"
+    assert not G.is_round_over(state) and state["hands"][0] == FIVE_DRAWN
+    assert state["phase"] == "give"
+    state, _ = act(state, 0, "give", card="spades-Q")
+    assert state["hands"][1] == FILL3 + ["spades-Q"] and G.actors(state) == [1]
 
 
 def test_king_goes_to_the_next_player_in_the_current_direction():
