@@ -85,6 +85,7 @@ class HeuristicBot(Bot):
         counts = view["hand_counts"]
         nxt = (view["seat"] + view["direction"]) % len(counts)
         small = len(hand) <= 2
+        scarce = view["draw_count"] < 10
         best, best_score = None, None
         seen: set = set()
         for action in plays:
@@ -101,8 +102,10 @@ class HeuristicBot(Bot):
                 new_suit = _suit(card)
                 choice = {"type": "play", "card": card}
             score = PLAY_PREFERENCE.get(rank, 3.5)
-            if rank == "5" and view["draw_count"] + view["discard_count"] < 6:
-                score = 3.5  # nearly every card is in a hand: a 5 would just cycle them
+            if scarce and rank in ("2", "5"):
+                # Nearly every card is in a hand: a 2 or a 5 would only pull the played cards
+                # back into hands, and bots doing so forever never finish the round.
+                score = -6.0
             if small and rank in ("J", "joker"):
                 score += 8.0
             if rank == "K" and not rest:
