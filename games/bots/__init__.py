@@ -40,3 +40,4 @@ def register(game_id: str, *bots: Bot) -> None:
 from . import kato  # noqa: E402,F401
 from . import krass_kariert  # noqa: E402,F401
 from . import karma  # noqa: E402,F401
+from . import aetsch  # noqa: E402,F401

@@ -19,6 +19,7 @@ def register(game: Game) -> Game:
 from . import kato  # noqa: E402,F401
 from . import krass_kariert  # noqa: E402,F401
 from . import karma  # noqa: E402,F401
+from . import aetsch  # noqa: E402,F401
 
 __all__ = ["GAMES", "Game", "EngineError", "IllegalAction", "InvalidDeck", "InvalidOptions",
            "register"]

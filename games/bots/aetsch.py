@@ -1,0 +1,143 @@
+"""Bots for Ätsch, Ätsch, deciding from the seat's view and legal actions only.
+
+The calls ("Ätsch!", "Ätsch, Ätsch!") are a flag a player adds to a play, not a legal action
+of their own, so a bot that only picks among ``legal_actions`` would never call and never win.
+The random bot therefore tosses a coin for the call whenever its play leaves one card or none;
+the heuristic bot always calls.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from . import Bot, RandomBot, register
+
+SUITS = ("clubs", "spades", "hearts", "diamonds")
+PLAIN_RANKS = ("3", "4", "6", "8", "9", "Q")
+
+# How much the heuristic likes to get rid of a card now (higher = sooner). Wild cards are kept
+# for when nothing else fits; a 5 sends five cards to others, a K sheds a second card.
+PLAY_PREFERENCE = {"K": 6.0, "5": 5.5, "2": 4.0, "7": 4.0, "A": 3.0, "10": 3.0, "J": -4.0,
+                   "joker": -2.0}
+
+
+def _suit(card: str) -> str | None:
+    return None if card == "joker" else card.split("-", 1)[0]
+
+
+def _rank(card: str) -> str:
+    return "joker" if card == "joker" else card.split("-", 1)[1]
+
+
+def _remove_one(hand: list, card: str) -> list:
+    out = list(hand)
+    out.remove(card)
+    return out
+
+
+class AetschRandomBot(RandomBot):
+    """Uniform among the legal actions; calls on a coin toss when its play needs a call."""
+
+    def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
+        action = rng.choice(legal_actions)
+        if action["type"] == "play" and len(view["hand"]) <= 2 and rng.random() < 0.5:
+            action = {**action, "call": True}
+        return action
+
+
+class HeuristicBot(Bot):
+    """Always calls, pushes a pending 2 back, sheds specials before wild cards, wishes the
+    suit it holds most and aims its gifts, peeks and swaps at the player with fewest cards."""
+
+    level = "heuristic"
+
+    def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
+        me = view["seat"]
+        hand = view["hand"]
+        counts = view["hand_counts"]
+        others = [t for t in range(len(counts)) if t != me]
+        leader = min(others, key=lambda t: (counts[t], t))
+        plays = [a for a in legal_actions if a["type"] == "play"]
+        by_type = {a["type"]: a for a in legal_actions}
+
+        if plays:
+            return {**self._best_play(view, hand, plays, rng), "call": True}
+        if "give_drawn" in by_type:
+            return {"type": "give_drawn", "to": leader}
+        if "peek" in by_type:
+            return {"type": "peek", "seat": leader}
+        if "give" in by_type:
+            return {"type": "give", "card": self._card_to_give(hand)}
+        if "swap" in by_type or "reroll" in by_type:
+            return self._swap(view, legal_actions, counts, others, leader)
+        for kind in ("draw", "pass"):
+            if kind in by_type:
+                return by_type[kind]
+        return legal_actions[0]
+
+    def _wish(self, rest: list) -> str:
+        held = Counter(_suit(c) for c in rest if c != "joker")
+        return max(SUITS, key=lambda s: (held[s], -SUITS.index(s)))
+
+    def _best_play(self, view: dict, hand: list, plays: list[dict],
+                   rng: random.Random) -> dict:
+        counts = view["hand_counts"]
+        nxt = (view["seat"] + view["direction"]) % len(counts)
+        small = len(hand) <= 2
+        scarce = view["draw_count"] < 10
+        best, best_score = None, None
+        seen: set = set()
+        for action in plays:
+            card = action["card"]
+            if card in seen:
+                continue
+            seen.add(card)
+            rest = _remove_one(hand, card)
+            rank = _rank(card)
+            if rank in ("J", "joker"):
+                new_suit = self._wish(rest)
+                choice = {"type": "play", "card": card, "suit": new_suit}
+            else:
+                new_suit = _suit(card)
+                choice = {"type": "play", "card": card}
+            score = PLAY_PREFERENCE.get(rank, 3.5)
+            if scarce and rank in ("2", "5"):
+                # Nearly every card is in a hand: a 2 or a 5 would only pull the played cards
+                # back into hands, and bots doing so forever never finish the round.
+                score = -6.0
+            if small and rank in ("J", "joker"):
+                score += 8.0
+            if rank == "K" and not rest:
+                score -= 5.0  # a K as last card still has to be followed by a gift
+            if counts[nxt] <= 2 and rank in ("2", "7", "joker"):
+                score += 4.0
+            score += 0.6 * sum(1 for c in rest if _suit(c) == new_suit)
+            score += 0.3 * rng.random()  # breaks ties, and cycles between heuristic bots
+            if best_score is None or score > best_score:
+                best, best_score = choice, score
+        return best
+
+    def _card_to_give(self, hand: list) -> str:
+        held = Counter(_suit(c) for c in hand if c != "joker")
+
+        def usefulness(card: str) -> tuple:
+            rank = _rank(card)
+            plain = rank in PLAIN_RANKS
+            wild = rank in ("J", "joker")
+            # Hand the next player a plain card of a suit we hold little of; keep wild cards.
+            return (wild, not plain, held.get(_suit(card), 0))
+
+        return min(hand, key=usefulness)
+
+    def _swap(self, view, legal_actions, counts, others, leader) -> dict:
+        me = view["seat"]
+        if len(counts) == 2:
+            if counts[leader] < counts[me]:
+                return {"type": "swap", "seats": sorted([me, leader])}
+            return {"type": "reroll"}
+        most = max((t for t in others if t != leader), key=lambda t: (counts[t], -t))
+        return {"type": "swap", "seats": sorted([leader, most])}
+
+
+register("aetsch", AetschRandomBot(), HeuristicBot())
