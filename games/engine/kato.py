@@ -58,8 +58,11 @@ DRAW_AMOUNT = {"draw2": 2, WILD4: 4}
 _SEATS = [list(range(n)) for n in range(11)]
 
 
-def _no(code: str, message: str = "") -> IllegalAction:
-    return IllegalAction(code, message)
+def _copy_result(result: dict | None) -> dict | None:
+    """A round result that callers may change without touching the state."""
+    if result is None:
+        return None
+    return {k: list(v) if type(v) is list else v for k, v in result.items()}
 
 
 class KaTO(Game):
@@ -642,7 +645,7 @@ class KaTO(Game):
     def round_result(self, state: dict) -> dict:
         if state["phase"] != "round_over":
             raise IllegalAction("round_not_over", "the round is not over")
-        return dict(state["last_result"])
+        return _copy_result(state["last_result"])
 
     def start_next_round(self, state: dict) -> tuple[dict, list[dict]]:
         if state["over"]:
@@ -695,7 +698,7 @@ class KaTO(Game):
             "dealer": state["dealer"],
             "round": state["round"],
             "scores": list(state["scores"]),
-            "last_result": state["last_result"],
+            "last_result": _copy_result(state["last_result"]),
             "over": state["over"],
             "options": dict(state["options"]),
         }
