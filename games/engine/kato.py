@@ -52,6 +52,14 @@ for _code in set(BASE_DECK) | {CONE}:
         POINTS[_code] = int(_r) if _r in NUMBERS else 20
     IS_WILD[_code] = COLOR[_code] is None
     IS_NUMBER[_code] = RANK[_code] in NUMBERS
+# FITS[colour in force][rank of the top card]: the non-wild cards that may be played on it.
+FITS: dict = {
+    color: {rank: frozenset(c for c in RANK if not IS_WILD[c]
+                            and (COLOR[c] == color or RANK[c] == rank))
+            for rank in set(RANK.values())}
+    for color in (*COLORS, None)
+}
+WILDS = frozenset(c for c in RANK if IS_WILD[c])
 IS_PLAIN = {c: IS_NUMBER[c] or c == WILD for c in RANK}  # no effect beyond the colour
 DRAW_AMOUNT = {"draw2": 2, WILD4: 4}
 
@@ -226,12 +234,13 @@ class KaTO(Game):
                 hand = state["hands"][seat]
                 color = state["color"]
                 top_rank = RANK[state["discard"][-1]]
+                fits = FITS[color][top_rank]
                 for c in dict.fromkeys(hand):
-                    if IS_WILD[c]:
+                    if c in fits:
+                        out.append({"type": "play", "cards": [c]})
+                    elif c in WILDS:
                         for k in COLORS:
                             out.append({"type": "play", "cards": [c], "color": k})
-                    elif COLOR[c] == color or RANK[c] == top_rank:
-                        out.append({"type": "play", "cards": [c]})
                 mode = state["options"]["multi_play"]
                 if mode != "none":
                     out += self._multi_plays(hand, color, top_rank, mode)
@@ -322,18 +331,17 @@ class KaTO(Game):
         return self._HANDLERS[action["type"]](self, state, seat, action)
 
     @staticmethod
-    def _turn_only(state: dict, seat: int) -> None:
-        if seat != state["turn"]:
-            raise IllegalAction("not_your_turn", "it is not your turn")
-
-    def _open(self, state: dict, seat: int) -> tuple[dict, list, list]:
-        """Start a turn action: a copy of the state with the KaTO window closed."""
+    def _open(state: dict, seat: int) -> tuple[dict, list, list]:
+        """Start a turn action: a copy of the state with the KaTO window closed (the next
+        action of the seat whose turn it is closes it) and no challenged hand shown any more;
+        also a copy of the hands list and an empty event list."""
         s = dict(state)
         s["shown"] = None
         s["window"] = -1
         return s, list(state["hands"]), []
 
-    def _finish(self, s: dict) -> tuple[dict, list]:
+    @staticmethod
+    def _finish(s: dict) -> dict:
         s["actors"] = _SEATS[s["players"]][:] if s["window"] >= 0 else [s["turn"]]
         return s
 
