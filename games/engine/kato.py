@@ -9,6 +9,19 @@ Phases: ``color`` (a wild or cone was turned up: the starting seat chooses the c
 ``play`` (an ordinary turn), ``drawn`` (the card just drawn fits: play it or pass), ``pending``
 (a draw waits for its victim's answer), ``round_over``. Independently, ``window`` is the seat
 whose KaTO call may still be made or caught (-1 when closed); while it is open every seat acts.
+
+Where RULES.md leaves room, this module decides:
+- A cone as the first card is only a wild (choose the colour); its effect does not apply.
+- A `reverse` cone is a reverse in every respect, so with 2 players it acts as a skip.
+- A `draw10` cone draws at once (nothing answers it), may not be played on a pending draw,
+  and like a last draw2/wild-draw4 still makes the next player draw when it is the last card.
+- Only a wild-draw4 played on no pending draw can be challenged; after a bounce, nobody can.
+  Its honesty is judged at play time against the colour then in force; the challenge shows
+  the hand as it is when challenged. The shown hand stays in the challenger's view until the
+  next action of the seat whose turn it is.
+- A bounced draw keeps its kind for stacking (a bounced +4 still takes no +2).
+- `own_penalty` with `rounds` 0 ends when someone's total reaches `target_score`.
+- A `color` given with a non-wild card is rejected (`invalid_field`), not ignored.
 """
 
 from __future__ import annotations
