@@ -63,9 +63,12 @@ def test_random_matches_conserve_cards_apply_every_legal_action_end_and_replay(
 
 
 @settings(max_examples=15, deadline=None)
-@given(players=st.integers(2, 5), seed=st.integers(0, 2**32))
+@given(players=st.integers(2, 10), seed=st.integers(0, 2**32))
 def test_uniformly_random_single_rounds_end(players, seed):
-    state, _ = random_match(KATO, players, seed, {"rounds": 1}, max_steps=20000, check=False)
+    # Uniformly random seats draw often and never call KaTO, so rounds run long (a median
+    # of ~1,500 actions with 4 players, with a heavy tail); they still end.
+    state, _ = random_match(KATO, players, seed, {"rounds": 1}, max_steps=400_000,
+                            check=False)
     assert KATO.is_over(state)
 
 
