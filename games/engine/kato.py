@@ -77,6 +77,13 @@ IS_PLAIN = {c: IS_NUMBER[c] or c == WILD for c in RANK}  # no effect beyond the 
 DRAW_AMOUNT = {"draw2": 2, WILD4: 4}
 
 _SEATS = [list(range(n)) for n in range(11)]
+# The fields each action type may carry (RULES.md "Actions").
+_FIELDS = {
+    "play": frozenset({"type", "cards", "color", "call"}),
+    "choose_color": frozenset({"type", "color"}),
+    "catch": frozenset({"type", "seat"}),
+    **{t: frozenset({"type"}) for t in ("draw", "pass", "accept", "challenge", "call")},
+}
 
 
 def _copy_result(result: dict | None) -> dict | None:
@@ -338,9 +345,13 @@ class KaTO(Game):
             raise IllegalAction("round_over", "the round is over")
         if type(seat) is not int or seat not in state["actors"]:
             raise IllegalAction("not_your_turn", "it is not your turn")
+        if not _FIELDS[action["type"]].issuperset(action):
+            raise IllegalAction("invalid_field", "unknown field in the action")
         return handler(self, state, seat, action)
 
     def _apply(self, state, seat, action):
+        if not _FIELDS[action["type"]].issuperset(action):
+            raise IllegalAction("invalid_field", "unknown field in the action")
         return self._HANDLERS[action["type"]](self, state, seat, action)
 
     @staticmethod

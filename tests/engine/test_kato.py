@@ -730,3 +730,18 @@ def test_round_result_and_views_are_copies():
     KATO.round_result(s)["scores"].append(99)
     KATO.view(s, 0)["last_result"]["scores"].append(99)
     assert len(KATO.round_result(s)["scores"]) == 3
+
+
+def test_malformed_fields_are_rejected_and_change_nothing():
+    s = game(KH, "red-5")
+    before = repr(s)
+    for bad in ({"type": "play", "cards": "red-1"}, {"type": "play", "cards": []},
+                {"type": "play", "cards": [7]}, {"type": "play", "cards": ["purple-1"]},
+                {"type": "play", "cards": ["red-1"], "call": "yes"},
+                {"type": "play", "cards": ["red-1"], "color": "blue"},
+                {"type": "play", "cards": ["red-1"], "extra": 1},
+                {"type": "draw", "cards": ["red-1"]}, {"type": "choose_color", "color": "red"},
+                {"type": "accept"}, {"type": "challenge"}, {"type": "call"}, {"type": "pass"}):
+        with pytest.raises(IllegalAction):
+            act(s, 0, bad)
+    assert repr(s) == before
