@@ -391,10 +391,11 @@ class KaTO(Game):
         if phase == "color":
             raise IllegalAction("choose_color_first", "choose the colour first")
         if len(cards) == 1:
-            if card not in hand:
-                raise IllegalAction("card_not_in_hand", "you do not hold that card")
             new_hand = list(hand)
-            new_hand.remove(card)
+            try:
+                new_hand.remove(card)
+            except ValueError:
+                raise IllegalAction("card_not_in_hand", "you do not hold that card") from None
         else:
             mode = opts["multi_play"]
             if mode == "none":
