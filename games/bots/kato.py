@@ -21,6 +21,12 @@ _HITS = {"skip", "reverse", "draw2"}
 class HeuristicBot(Bot):
     level = "heuristic"
 
+    # Weights of a play, tuned against random opponents (tests/bench/bench_kato.py).
+    wild_penalty = 30.0
+    hit_bonus = 2.0
+    hit_bonus_next_low = 25.0
+    color_weight = 1.0
+
     def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
         by_type: dict[str, list[dict]] = {}
         for action in legal_actions:
@@ -119,13 +125,13 @@ class HeuristicBot(Bot):
             if IS_WILD[top]:
                 if rank == "wild-draw4" and not self._honest_or_plain(action, view, hand):
                     continue  # never bluff: random challengers call it half the time
-                score -= 30  # keep wilds for when nothing else fits
+                score -= self.wild_penalty  # keep wilds for when nothing else fits
                 if next_low and rank != "wild":
                     score += 45
             else:
-                score += color_counts[COLOR[top]]  # stay in the colour we hold most
+                score += self.color_weight * color_counts[COLOR[top]]  # stay in the colour we hold most
                 if rank in _HITS:
-                    score += 25 if next_low else 2
+                    score += self.hit_bonus_next_low if next_low else self.hit_bonus
             if danger:
                 score += sum(POINTS[c] for c in cards) / 5  # shed points before the end
             else:

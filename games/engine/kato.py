@@ -9,6 +9,19 @@ Phases: ``color`` (a wild or cone was turned up: the starting seat chooses the c
 ``play`` (an ordinary turn), ``drawn`` (the card just drawn fits: play it or pass), ``pending``
 (a draw waits for its victim's answer), ``round_over``. Independently, ``window`` is the seat
 whose KaTO call may still be made or caught (-1 when closed); while it is open every seat acts.
+
+Where RULES.md leaves room, this module decides:
+- A cone as the first card is only a wild (choose the colour); its effect does not apply.
+- A `reverse` cone is a reverse in every respect, so with 2 players it acts as a skip.
+- A `draw10` cone draws at once (nothing answers it), may not be played on a pending draw,
+  and like a last draw2/wild-draw4 still makes the next player draw when it is the last card.
+- Only a wild-draw4 played on no pending draw can be challenged; after a bounce, nobody can.
+  Its honesty is judged at play time against the colour then in force; the challenge shows
+  the hand as it is when challenged. The shown hand stays in the challenger's view until the
+  next action of the seat whose turn it is.
+- A bounced draw keeps its kind for stacking (a bounced +4 still takes no +2).
+- `own_penalty` with `rounds` 0 ends when someone's total reaches `target_score`.
+- A `color` given with a non-wild card is rejected (`invalid_field`), not ignored.
 """
 
 from __future__ import annotations
@@ -52,14 +65,32 @@ for _code in set(BASE_DECK) | {CONE}:
         POINTS[_code] = int(_r) if _r in NUMBERS else 20
     IS_WILD[_code] = COLOR[_code] is None
     IS_NUMBER[_code] = RANK[_code] in NUMBERS
+# FITS[colour in force][rank of the top card]: the non-wild cards that may be played on it.
+FITS: dict = {
+    color: {rank: frozenset(c for c in RANK if not IS_WILD[c]
+                            and (COLOR[c] == color or RANK[c] == rank))
+            for rank in set(RANK.values())}
+    for color in (*COLORS, None)
+}
+WILDS = frozenset(c for c in RANK if IS_WILD[c])
 IS_PLAIN = {c: IS_NUMBER[c] or c == WILD for c in RANK}  # no effect beyond the colour
 DRAW_AMOUNT = {"draw2": 2, WILD4: 4}
 
 _SEATS = [list(range(n)) for n in range(11)]
+# The fields each action type may carry (RULES.md "Actions").
+_FIELDS = {
+    "play": frozenset({"type", "cards", "color", "call"}),
+    "choose_color": frozenset({"type", "color"}),
+    "catch": frozenset({"type", "seat"}),
+    **{t: frozenset({"type"}) for t in ("draw", "pass", "accept", "challenge", "call")},
+}
 
 
-def _no(code: str, message: str = "") -> IllegalAction:
-    return IllegalAction(code, message)
+def _copy_result(result: dict | None) -> dict | None:
+    """A round result that callers may change without touching the state."""
+    if result is None:
+        return None
+    return {k: list(v) if type(v) is list else v for k, v in result.items()}
 
 
 class KaTO(Game):
@@ -223,12 +254,13 @@ class KaTO(Game):
                 hand = state["hands"][seat]
                 color = state["color"]
                 top_rank = RANK[state["discard"][-1]]
+                fits = FITS[color][top_rank]
                 for c in dict.fromkeys(hand):
-                    if IS_WILD[c]:
+                    if c in fits:
+                        out.append({"type": "play", "cards": [c]})
+                    elif c in WILDS:
                         for k in COLORS:
                             out.append({"type": "play", "cards": [c], "color": k})
-                    elif COLOR[c] == color or RANK[c] == top_rank:
-                        out.append({"type": "play", "cards": [c]})
                 mode = state["options"]["multi_play"]
                 if mode != "none":
                     out += self._multi_plays(hand, color, top_rank, mode)
@@ -313,24 +345,27 @@ class KaTO(Game):
             raise IllegalAction("round_over", "the round is over")
         if type(seat) is not int or seat not in state["actors"]:
             raise IllegalAction("not_your_turn", "it is not your turn")
+        if not _FIELDS[action["type"]].issuperset(action):
+            raise IllegalAction("invalid_field", "unknown field in the action")
         return handler(self, state, seat, action)
 
     def _apply(self, state, seat, action):
+        if not _FIELDS[action["type"]].issuperset(action):
+            raise IllegalAction("invalid_field", "unknown field in the action")
         return self._HANDLERS[action["type"]](self, state, seat, action)
 
     @staticmethod
-    def _turn_only(state: dict, seat: int) -> None:
-        if seat != state["turn"]:
-            raise IllegalAction("not_your_turn", "it is not your turn")
-
-    def _open(self, state: dict, seat: int) -> tuple[dict, list, list]:
-        """Start a turn action: a copy of the state with the KaTO window closed."""
+    def _open(state: dict, seat: int) -> tuple[dict, list, list]:
+        """Start a turn action: a copy of the state with the KaTO window closed (the next
+        action of the seat whose turn it is closes it) and no challenged hand shown any more;
+        also a copy of the hands list and an empty event list."""
         s = dict(state)
         s["shown"] = None
         s["window"] = -1
         return s, list(state["hands"]), []
 
-    def _finish(self, s: dict) -> tuple[dict, list]:
+    @staticmethod
+    def _finish(s: dict) -> dict:
         s["actors"] = _SEATS[s["players"]][:] if s["window"] >= 0 else [s["turn"]]
         return s
 
@@ -356,10 +391,11 @@ class KaTO(Game):
         if phase == "color":
             raise IllegalAction("choose_color_first", "choose the colour first")
         if len(cards) == 1:
-            if card not in hand:
-                raise IllegalAction("card_not_in_hand", "you do not hold that card")
             new_hand = list(hand)
-            new_hand.remove(card)
+            try:
+                new_hand.remove(card)
+            except ValueError:
+                raise IllegalAction("card_not_in_hand", "you do not hold that card") from None
         else:
             mode = opts["multi_play"]
             if mode == "none":
@@ -642,7 +678,7 @@ class KaTO(Game):
     def round_result(self, state: dict) -> dict:
         if state["phase"] != "round_over":
             raise IllegalAction("round_not_over", "the round is not over")
-        return dict(state["last_result"])
+        return _copy_result(state["last_result"])
 
     def start_next_round(self, state: dict) -> tuple[dict, list[dict]]:
         if state["over"]:
@@ -695,7 +731,7 @@ class KaTO(Game):
             "dealer": state["dealer"],
             "round": state["round"],
             "scores": list(state["scores"]),
-            "last_result": state["last_result"],
+            "last_result": _copy_result(state["last_result"]),
             "over": state["over"],
             "options": dict(state["options"]),
         }

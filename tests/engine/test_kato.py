@@ -663,3 +663,85 @@ def test_views_show_own_hand_counts_colour_direction_and_nothing_hidden():
     assert spectator["hand"] is None
     text = repr(spectator)
     assert "blue-1" not in text and "green-1" not in text
+
+
+# --- more rulings -------------------------------------------------------------------------
+
+def test_legal_actions_list_plays_without_call_and_one_entry_per_colour_for_wilds():
+    s = game([["wild", "red-2", "red-2"], ["blue-1", "blue-2", "blue-3"]], "red-5")
+    assert KATO.legal_actions(s, 0) == [
+        play("wild", "red"), play("wild", "yellow"), play("wild", "green"),
+        play("wild", "blue"), play("red-2"), D]
+    assert KATO.legal_actions(s, 1) == []
+
+
+def test_a_player_caught_during_a_pending_draw_still_draws_the_penalty():
+    s = game(W4, "blue-5", ["red-7", "red-8", "red-9", "yellow-9", "yellow-1", "yellow-2"])
+    s = dict(s, hands=[["wild-draw4", "red-2"], hand(s, 1), hand(s, 2)])
+    s = act(s, 0, play("wild-draw4", "green"))  # leaves one card, no call
+    assert s["actors"] == [0, 1, 2] and s["phase"] == "pending"
+    s = act(s, 2, {"type": "catch", "seat": 0})
+    assert len(hand(s, 0)) == 3 and s["actors"] == [1] and s["phase"] == "pending"
+
+
+def test_kato_penalty_zero_makes_a_catch_cost_nothing():
+    s = _to_two_cards(game(KH, "red-5", kato_penalty=0))
+    s = act(act(s, 0, play("red-1")), 1, {"type": "catch", "seat": 0})
+    assert hand(s, 0) == ["red-2"] and s["actors"] == [1]
+
+
+def test_last_card_draw10_cone_still_makes_the_next_player_draw():
+    s = game(KH, "red-5", cone_cards=1, cone_effect="draw10")
+    s = dict(s, hands=[["cone"], hand(s, 1), hand(s, 2)])
+    s = act(s, 0, play("cone", "red"))
+    assert KATO.is_round_over(s) and len(hand(s, 1)) == 13
+
+
+def test_reverse_cone_with_two_players_acts_as_skip():
+    s = game([["cone", "red-2", "red-3"], ["blue-1", "blue-2", "blue-3"]], "red-5",
+             cone_cards=1, cone_effect="reverse")
+    s = act(s, 0, play("cone", "blue"))
+    assert s["turn"] == 0 and s["direction"] == 1
+
+
+def test_bounce_cone_as_last_card_sends_the_pending_draw_on_at_once():
+    hands = [["red-draw2", "red-2", "red-3"], ["cone", "blue-2", "blue-3"],
+             ["green-1", "green-2", "green-3"]]
+    s = game(hands, "red-5", cone_cards=1)
+    s = act(s, 0, play("red-draw2"))
+    s = dict(s, hands=[hand(s, 0), ["cone"], hand(s, 2)])
+    s = act(s, 1, play("cone", "green"))
+    assert KATO.is_round_over(s) and len(hand(s, 2)) == 5
+    assert KATO.round_result(s)["winner"] == 1
+
+
+def test_a_bounced_draw_cannot_be_challenged():
+    hands = [["wild-draw4", "red-2", "red-3"], ["cone", "blue-2", "blue-3"],
+             ["green-1", "green-2", "green-3"]]
+    s = game(hands, "blue-5", cone_cards=1)
+    s = act(s, 0, play("wild-draw4", "red"))
+    assert CH in KATO.legal_actions(s, 1)
+    s = act(s, 1, play("cone", "yellow"))
+    assert KATO.legal_actions(s, 2) == [A] and s["pending"] == 4
+
+
+def test_round_result_and_views_are_copies():
+    s, _ = _end_with([["blue-7"], ["green-7"]])
+    KATO.round_result(s)["scores"].append(99)
+    KATO.view(s, 0)["last_result"]["scores"].append(99)
+    assert len(KATO.round_result(s)["scores"]) == 3
+
+
+def test_malformed_fields_are_rejected_and_change_nothing():
+    s = game(KH, "red-5")
+    before = repr(s)
+    for bad in ({"type": "play", "cards": "red-1"}, {"type": "play", "cards": []},
+                {"type": "play", "cards": [7]}, {"type": "play", "cards": ["purple-1"]},
+                {"type": "play", "cards": ["red-1"], "call": "yes"},
+                {"type": "play", "cards": ["red-1"], "color": "blue"},
+                {"type": "play", "cards": ["red-1"], "extra": 1},
+                {"type": "draw", "cards": ["red-1"]}, {"type": "choose_color", "color": "red"},
+                {"type": "accept"}, {"type": "challenge"}, {"type": "call"}, {"type": "pass"}):
+        with pytest.raises(IllegalAction):
+            act(s, 0, bad)
+    assert repr(s) == before

@@ -9,7 +9,7 @@ from games.engine import IllegalAction
 from games.engine.kato import KATO
 from tests.engine.contract import check_every_legal_action_applies, random_match, replay
 
-FAST = settings(max_examples=60, deadline=None,
+FAST = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -42,6 +42,9 @@ def eager(state, seat, legal, rnd):
     if calls and rnd.random() < 0.5:
         return calls[0]
     plays = [a for a in legal if a["type"] == "play"]
+    plain = [a for a in plays if a["cards"][-1] not in ("cone", "wild-draw4")]
+    if plain and rnd.random() < 0.8:
+        plays = plain  # mostly keep the big draw cards, or random hands grow for ever
     if plays and rnd.random() < 0.85:
         action = dict(rnd.choice(plays))
         if rnd.random() < 0.5:
@@ -60,9 +63,12 @@ def test_random_matches_conserve_cards_apply_every_legal_action_end_and_replay(
 
 
 @settings(max_examples=15, deadline=None)
-@given(players=st.integers(2, 5), seed=st.integers(0, 2**32))
+@given(players=st.integers(2, 10), seed=st.integers(0, 2**32))
 def test_uniformly_random_single_rounds_end(players, seed):
-    state, _ = random_match(KATO, players, seed, {"rounds": 1}, max_steps=20000, check=False)
+    # Uniformly random seats draw often and never call KaTO, so rounds run long (a median
+    # of ~1,500 actions with 4 players, with a heavy tail); they still end.
+    state, _ = random_match(KATO, players, seed, {"rounds": 1}, max_steps=400_000,
+                            check=False)
     assert KATO.is_over(state)
 
 
@@ -70,7 +76,7 @@ def _visible(events, seat):
     return [e for e in events if e["visible_to"] == "all" or seat in e["visible_to"]]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(players=st.integers(2, 10), seed=st.integers(0, 2**32), opts=options(),
        data=st.data())
 def test_deals_differing_only_in_cards_a_seat_cannot_see_give_it_identical_views(
