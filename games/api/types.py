@@ -21,21 +21,37 @@ from .actions import to_api
 # Per game: view key -> Python type of its GraphQL field (snake_case; the schema camelCases).
 VIEW_FIELDS: dict[str, dict[str, Any]] = {
     "kato": {
-        "top": str | None, "color": str | None, "direction": int, "phase": str | None,
-        "turn": int | None, "pending_draw": int | None, "draw_count": int | None,
-        "dealer": int | None, "round": int | None, "scores": list[int] | None,
+        "top": str | None, "color": str | None, "direction": int, "phase": str,
+        "turn": int | None, "pending_draw": int, "pending_kind": str | None,
+        "challengeable": bool, "challenge_color": str | None, "drawn": str | None,
+        "kato_window": int | None, "shown_hand": JSON | None, "draw_count": int,
+        "discard_count": int, "players": int, "dealer": int, "round": int,
+        "scores": list[int], "last_result": JSON | None, "over": bool,
     },
     "krass_kariert": {
-        "top": JSON | None, "chips": list[int], "reserves": JSON, "phase": str | None,
-        "drawn": list[str] | None, "draw_count": int | None,
+        "top": JSON | None, "chips": list[int], "reserves": list[list[str]], "phase": str,
+        "players": int, "deal": int, "leader": int | None, "trick": JSON,
+        "to_act": list[int], "last_trick": JSON, "drawn": list[str] | None,
+        "drawer": int | None, "drawn_waiting": int, "draws_left": int,
+        "draw_pile_count": int, "discard_pile_count": int, "hand_size": int,
+        "last_loser": int | None, "round_result": JSON | None, "result": JSON | None,
     },
     "karma": {
-        "top": str | None, "pile": list[str], "table_up": JSON, "table_down_counts": list[int],
-        "draw_count": int, "phase": str | None,
+        "top": str | None, "pile": list[str], "table_up": list[list[str]],
+        "table_down_counts": list[int], "table_down_positions": JSON,
+        "own_table_down": list[str] | None, "chosen": list[bool],
+        "face_up_choice": list[str] | None, "draw_count": int, "phase": str,
+        "players": int, "turn": int | None, "pending": str | None, "out_count": int,
+        "finished": JSON, "loser": int | None, "cards_left": list[int],
+        "result": JSON | None,
     },
     "aetsch": {
-        "top": str | None, "suit": str | None, "direction": int, "phase": str | None,
-        "draw_count": int | None, "dealer": int | None, "round": int | None,
+        "top": str | None, "suit": str | None, "direction": int, "phase": str,
+        "players": int, "turn": int | None, "pending_two": int, "two_target": int | None,
+        "to_give_count": int, "give_to": JSON | None, "drawn_card": str | None,
+        "last_roll": JSON | None, "peeked": JSON | None, "draw_count": int,
+        "discard_count": int, "dealer": int, "round": int, "rounds": int,
+        "round_results": JSON, "placing_sums": list[int], "winner": int | None,
     },
 }
 VIEW_NAMES = {"kato": "KatoView", "krass_kariert": "KrassKariertView", "karma": "KarmaView",
@@ -124,7 +140,7 @@ class SeatType:
 class OptionSpec:
     name: str
     type: str = strawberry.field(description="int, bool or choice")
-    default: JSON
+    default: JSON | None
     description: str
     minimum: int | None = None
     maximum: int | None = None
