@@ -86,7 +86,7 @@ def _assert_no_kato_leak(table: Table, seats: list[Seat]):
     assert checked > 50
 
 
-async def test_four_clients_play_a_kato_match_to_its_end(live_server_url):
+async def test_four_clients_play_a_kato_match_to_its_end(live_server_url, celery_worker_proc):
     table_id, seats, _ = await play_match(live_server_url, "kato", {"rounds": 2}, people=4,
                                           seed=7)
     table = await database_sync_to_async(Table.objects.get)(pk=table_id)
@@ -101,8 +101,9 @@ async def test_four_clients_play_a_kato_match_to_its_end(live_server_url):
 @pytest.mark.parametrize("game, options, people", [
     ("krass_kariert", {"chips": 1}, 3),
     ("karma", {}, 2),
+    ("aetsch", {"rounds": 1}, 2),
 ])
-async def test_a_short_match_of_each_other_game(live_server_url, game, options, people):
+async def test_a_short_match_of_each_other_game(live_server_url, celery_worker_proc, game, options, people):
     if game not in GAMES:
         pytest.skip(f"{game} is not registered yet")
     table_id, seats, _ = await play_match(live_server_url, game, options, people=people, seed=3)
@@ -116,7 +117,7 @@ async def test_a_short_match_of_each_other_game(live_server_url, game, options, 
                 assert view["raw"]["hand_counts"][view["seat"]] == len(view["hand"])
 
 
-async def test_spectator_sees_no_hand_at_all(live_server_url):
+async def test_spectator_sees_no_hand_at_all(live_server_url, celery_worker_proc):
     people = [await new_guest(live_server_url, f"P{i}") for i in range(2)]
     table_id = await open_table(people[0], people[1:], "kato", {"rounds": 1})
     spectator_http = await new_guest(live_server_url, "Watcher")
@@ -139,7 +140,7 @@ async def test_spectator_sees_no_hand_at_all(live_server_url):
                                         for u in watcher.updates)
 
 
-async def test_resume_with_after_seq_gets_exactly_the_missed_events(live_server_url):
+async def test_resume_with_after_seq_gets_exactly_the_missed_events(live_server_url, celery_worker_proc):
     people = [await new_guest(live_server_url, f"P{i}") for i in range(2)]
     table_id = await open_table(people[0], people[1:], "kato", {"rounds": 1})
     a, b = (Seat(live_server_url, h, table_id, 10 + i) for i, h in enumerate(people))
@@ -171,7 +172,7 @@ async def test_resume_with_after_seq_gets_exactly_the_missed_events(live_server_
     await a.disconnect()
 
 
-async def test_two_moves_on_one_version_apply_exactly_once(live_server_url):
+async def test_two_moves_on_one_version_apply_exactly_once(live_server_url, celery_worker_proc):
     people = [await new_guest(live_server_url, f"P{i}") for i in range(2)]
     table_id = await open_table(people[0], people[1:], "kato", {"rounds": 1})
     await people[0](START, {"id": table_id})
@@ -192,7 +193,7 @@ async def test_two_moves_on_one_version_apply_exactly_once(live_server_url):
     assert count == 1
 
 
-async def test_same_idempotency_key_concurrently_applies_once(live_server_url):
+async def test_same_idempotency_key_concurrently_applies_once(live_server_url, celery_worker_proc):
     people = [await new_guest(live_server_url, f"P{i}") for i in range(2)]
     table_id = await open_table(people[0], people[1:], "kato", {"rounds": 1})
     await people[0](START, {"id": table_id})
@@ -207,7 +208,7 @@ async def test_same_idempotency_key_concurrently_applies_once(live_server_url):
     assert sorted(r["act"]["replayed"] for r in results) == [False, True, True]
 
 
-async def test_moves_over_the_websocket(live_server_url):
+async def test_moves_over_the_websocket(live_server_url, celery_worker_proc):
     table_id, seats, _ = await play_match(live_server_url, "kato", {"rounds": 1}, people=2,
                                           seed=5, act_over_socket=True)
     assert all(seat.moves > 0 for seat in seats)
