@@ -1,10 +1,9 @@
 """Shared fixtures. API tests talk GraphQL to the real ASGI/Django stack; they run on
 PostgreSQL and Redis when DATABASE_URL/REDIS_URL are set (CI), else on the embedded default."""
 
-import os
-
 import json
 import logging
+import os
 
 import pytest
 

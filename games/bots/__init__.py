@@ -37,7 +37,9 @@ def register(game_id: str, *bots: Bot) -> None:
 
 # One import per game module of bots; each registers itself.
 # from . import kato  # noqa: E402,F401
-from . import kato  # noqa: E402,F401
-from . import krass_kariert  # noqa: E402,F401
-from . import karma  # noqa: E402,F401
-from . import aetsch  # noqa: E402,F401
+from . import (
+    aetsch,  # noqa: E402,F401
+    karma,  # noqa: E402,F401
+    kato,  # noqa: E402,F401
+    krass_kariert,  # noqa: E402,F401
+)
