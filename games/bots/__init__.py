@@ -35,11 +35,5 @@ def register(game_id: str, *bots: Bot) -> None:
         BOTS[game_id][bot.level] = bot
 
 
-# One import per game module of bots; each registers itself.
-# from . import kato  # noqa: E402,F401
-from . import (
-    aetsch,  # noqa: E402,F401
-    karma,  # noqa: E402,F401
-    kato,  # noqa: E402,F401
-    krass_kariert,  # noqa: E402,F401
-)
+# One import per game; each module registers itself.
+from . import aetsch, karma, kato, krass_kariert  # noqa: E402,F401

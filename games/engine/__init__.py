@@ -15,13 +15,7 @@ def register(game: Game) -> Game:
 
 
 # One import per game; each module registers itself.
-# from . import kato  # noqa: E402,F401
-from . import (
-    aetsch,  # noqa: E402,F401
-    karma,  # noqa: E402,F401
-    kato,  # noqa: E402,F401
-    krass_kariert,  # noqa: E402,F401
-)
+from . import aetsch, karma, kato, krass_kariert  # noqa: E402,F401
 
 __all__ = ["GAMES", "Game", "EngineError", "IllegalAction", "InvalidDeck", "InvalidOptions",
            "register"]
