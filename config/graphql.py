@@ -52,9 +52,10 @@ def _authenticate(header: str | None):
 
 class GraphQLView(AsyncGraphQLView):
     async def dispatch(self, request, *args, **kwargs):
+        header = request.headers.get("Authorization")
         try:
-            request.player = await sync_to_async(_authenticate)(
-                request.headers.get("Authorization"))
+            # No header: anonymous, without a trip to the database thread.
+            request.player = await sync_to_async(_authenticate)(header) if header else None
         except AuthError as exc:
             return _error_response(exc)
         return await super().dispatch(request, *args, **kwargs)

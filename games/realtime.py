@@ -8,6 +8,7 @@ unredacted is ever put on the channel layer. Subscriptions still filter what the
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
@@ -50,5 +51,4 @@ def send(messages: list[tuple[str, dict]]) -> None:
 
 
 async def _send_all(layer, messages):
-    for group, message in messages:
-        await layer.group_send(group, message)
+    await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))

@@ -68,7 +68,8 @@ def _lock(table_id) -> Table:
 
 
 def _seats(table: Table) -> dict[int, Seat]:
-    return {s.position: s for s in Seat.objects.filter(table=table).select_related("player")}
+    # On every move: players are loaded only where a path needs their names.
+    return {s.position: s for s in Seat.objects.filter(table=table)}
 
 
 def bot_player(level: str) -> Player:

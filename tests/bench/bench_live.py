@@ -106,7 +106,7 @@ class Table:
         from tests.integration.client import Socket
         from tests.integration.play import SUBSCRIBE
 
-        for i, http in enumerate(self.players):
+        for http in self.players:
             sock = await Socket(self.url, http.token).connect()
             sub = await sock.subscribe(SUBSCRIBE, {"id": self.table_id, "after": 0})
             self.sockets.append(sock)
