@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from datetime import datetime
-from enum import Enum
 
 import strawberry
 from channels.db import database_sync_to_async
@@ -25,21 +24,16 @@ from games.errors import GameError
 from games.models import Table
 
 from .actions import ActionInput, to_engine
-from .types import GameInfo, GameView, RoundResultType, SeatType, TableUpdate, game_view
-
-
-@strawberry.enum
-class TableStatusEnum(Enum):
-    OPEN = "open"
-    PLAYING = "playing"
-    FINISHED = "finished"
-    ABORTED = "aborted"
-
-
-@strawberry.enum
-class VisibilityEnum(Enum):
-    PUBLIC = "public"
-    PRIVATE = "private"
+from .types import (
+    GameInfo,
+    GameView,
+    RoundResultType,
+    SeatType,
+    TableStatusEnum,
+    TableUpdate,
+    VisibilityEnum,
+    game_view,
+)
 
 
 def _update_of(entry, seat: int | None, status: str, view_payload=None) -> TableUpdate:
@@ -162,7 +156,7 @@ class CreateTableInput:
 class LobbyUpdate:
     table_id: strawberry.ID
     game: str
-    status: str
+    status: TableStatusEnum
 
 
 async def _table_payload(info: Info, fn, **kwargs) -> TablePayload:
@@ -362,5 +356,6 @@ class Subscription:
                 if game and message.get("game") != game:
                     continue
                 yield LobbyUpdate(table_id=strawberry.ID(str(message["table"])),
-                                  game=message["game"], status=message["status"])
+                                  game=message["game"],
+                                  status=TableStatusEnum(message["status"]))
 

@@ -86,7 +86,7 @@ class Seat:
             except TimeoutError:
                 raise AssertionError(await self.diagnose()) from None
             self.updates.append(update)
-            if update["status"] in ("FINISHED", "ABORTED", "finished", "aborted"):
+            if update["status"] in ("FINISHED", "ABORTED"):
                 return
             if until_seq is not None and update["seq"] >= until_seq:
                 return
