@@ -172,7 +172,6 @@ WS_ALLOWED_ORIGINS = env_list("WS_ALLOWED_ORIGINS")  # empty: any origin (tokens
 WS_MAX_SUBSCRIPTIONS = int(os.environ.get("WS_MAX_SUBSCRIPTIONS", 20))
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
-LOG_JSON = env_bool("LOG_JSON", default=False)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
