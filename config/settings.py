@@ -8,6 +8,7 @@ by hand: it knows every backend's options (``conn_max_age``, ``sslmode``...).
 """
 
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -129,6 +130,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # The admin's CSS and JS come from the ASGI app itself (uvicorn serves no files): from the
 # apps' static folders unless `collectstatic` filled STATIC_ROOT for production.
 WHITENOISE_USE_FINDERS = env_bool("STATIC_FROM_APPS", default=not (STATIC_ROOT / "admin").exists())
+warnings.filterwarnings("ignore", message="No directory at: .*staticfiles")
 
 # GraphQL requests are small; anything bigger is refused before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024))

@@ -327,7 +327,7 @@ class AuditLogAdmin(ReadOnlyAdmin):
     fields = ("created_at", "actor_link", "action", "target", "reason", "extra_pretty")
     readonly_fields = fields
 
-    def get_actions(self, request):
+    def get_actions(self, request, action_location=admin.ActionLocation.CHANGE_LIST):
         return {}  # not even "delete selected"
 
     @admin.display(description="who", ordering="actor")

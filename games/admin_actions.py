@@ -127,8 +127,10 @@ class FormActionsMixin:
                 return action
         raise Http404("no such action")
 
-    def get_actions(self, request):
-        actions = super().get_actions(request)
+    def get_actions(self, request, action_location=admin.ActionLocation.CHANGE_LIST):
+        actions = super().get_actions(request, action_location=action_location)
+        if action_location != admin.ActionLocation.CHANGE_LIST:
+            return actions  # an object's page has buttons leading to the same forms
         for fa in self.form_actions:
             if request.user.has_perm(fa.permission):
                 actions[fa.name] = (self._changelist_action(fa), fa.name, fa.label + "…")

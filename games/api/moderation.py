@@ -1,8 +1,8 @@
 """Table chat, player reports and (for staff) the moderation log over GraphQL.
 
 Chat messages arrive in ``tableEvents`` as ``kind: "chat"`` updates with a ``chat`` event
-(``messageId``, ``seat``, ``playerId``, ``displayName``, ``text``); a moderator hiding one
-sends ``chat_hidden`` with its ``messageId``, and replays carry ``hidden: true`` and no text.
+(``message_id``, ``seat``, ``player_id``, ``display_name``, ``text``); a moderator hiding one
+sends ``chat_hidden`` with its ``message_id``, and replays carry ``hidden: true`` and no text.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ class Mutation:
     @strawberry.mutation(description=(
         "Say something at a table: seated players, and spectators where the table allows it. "
         "1 to 500 characters; rate-limited (`rate_limited`); refused while you are muted "
-        "(`muted`, the message says until when; see `me.mutedUntil`)."))
+        "(`muted`, the message says until when; see `me.mutedUntil`). Event data keys: `message_id`, `seat`, `player_id`, `display_name`, `text`."))
     async def send_chat_message(self, info: Info, table_id: strawberry.ID,
                                 text: str) -> SendChatMessagePayload:
         try:

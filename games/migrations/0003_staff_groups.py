@@ -21,9 +21,13 @@ ORGANISER = ["accounts.view_player", "games.view_table", "games.view_seat",
 
 def create_groups(apps, schema_editor):
     for app_config in apps.get_app_configs():
-        app_config.models_module = True
-        create_permissions(app_config, verbosity=0, apps=apps)
-        app_config.models_module = None
+        # Historical app configs have no models module, and create_permissions skips those.
+        original = getattr(app_config, "models_module", None)
+        app_config.models_module = original or True
+        try:
+            create_permissions(app_config, verbosity=0, apps=apps)
+        finally:
+            app_config.models_module = original
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
 
