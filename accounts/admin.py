@@ -108,10 +108,10 @@ class PlayerAdmin(FormActionsMixin, UserAdmin):
     readonly_fields = ("standing", "banned_at", "banned_until", "ban_reason", "muted_until",
                        "mute_reason", "moderation_history", "last_login", "date_joined")
     fieldsets = (
-        (None, {"fields": ("username", "display_name", "password")}),
+        (None, {"fields": (("display_name", "username"), "password")}),
         ("Standing", {"fields": ("standing", ("banned_at", "banned_until"), "ban_reason",
                                  "muted_until", "mute_reason", "moderation_history")}),
-        ("Kind", {"fields": ("is_guest", "is_bot", "bot_level", "email")}),
+        ("Kind", {"fields": (("is_guest", "is_bot", "bot_level"), "email")}),
         ("Staff", {"classes": ("collapse",),
                    "fields": ("is_active", "is_staff", "is_superuser", "groups",
                               "user_permissions")}),
@@ -158,6 +158,9 @@ class PlayerAdmin(FormActionsMixin, UserAdmin):
         if obj.pk is None:
             return "—"
         audit = reverse("admin:games_auditlog_changelist") + f"?target_player__id__exact={obj.pk}"
-        reports = reverse("admin:games_report_changelist") + f"?reported__id__exact={obj.pk}"
-        return format_html('<a href="{}">Audit log</a> · <a href="{}">Reports against ({})</a>',
-                           audit, reports, obj.reports_against.count())
+        reports = (reverse("admin:games_report_changelist")
+                   + f"?reported__id__exact={obj.pk}&status=all")
+        tables = reverse("admin:games_table_changelist") + f"?q={obj.username}"
+        return format_html('<a href="{}">Tables</a> · <a href="{}">Reports against ({})</a> · '
+                           '<a href="{}">Audit log</a>', tables, reports,
+                           obj.reports_against.count(), audit)

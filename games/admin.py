@@ -30,7 +30,8 @@ from .admin_actions import (
     admin_link,
     badge,
 )
-from .models import AuditLog, ChatMessage, Report, ReportStatus, Seat, Table, TableStatus
+from .engine import GAMES
+from .models import AuditLog, ChatMessage, LogKind, Report, ReportStatus, Seat, Table, TableStatus
 
 STATUS_COLORS = {TableStatus.OPEN: "blue", TableStatus.PLAYING: "green",
                  TableStatus.FINISHED: "grey", TableStatus.ABORTED: "red",
@@ -44,19 +45,26 @@ def pretty(value) -> str:
                        json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True))
 
 
-def hands_html(state: dict | None, seats: dict[int, Seat]) -> str:
-    """Every hand, one box per seat: what only admins may see."""
+def hands_html(game: str, state: dict | None, seats: dict[int, Seat]) -> str:
+    """Every hand, one box per seat, whoever is to act marked: what only admins may see."""
     if not state or not isinstance(state.get("hands"), list):
         return ""
+    try:
+        actors = set(GAMES[game].actors(state))
+    except Exception:  # noqa: BLE001 - a view for people; never fail the page over it
+        actors = set()
     boxes = []
     for position, hand in enumerate(state["hands"]):
         seat = seats.get(position)
-        name = seat.player.display_name if seat else f"seat {position}"
+        name = admin_link(seat.player, seat.player.display_name) if seat else f"seat {position}"
+        marks = format_html("{}{}", badge("bot", "blue") if seat and seat.plays_as_bot else "",
+                            badge("to act", "orange") if position in actors else "")
         cards = format_html_join("", '<span class="stapel-card">{}</span>',
                                  ((c,) for c in (hand or [])))
-        boxes.append(format_html('<div class="stapel-hand"><h4>Seat {} · {} ({} cards)</h4>{}'
-                                 "</div>", position, name, len(hand or []),
-                                 cards or format_html('<span class="stapel-muted">empty</span>')))
+        boxes.append(format_html(
+            '<div class="stapel-hand"><h4>Seat {} · {} · {} cards {}</h4>{}</div>',
+            position, name, len(hand or []), marks,
+            cards or format_html('<span class="stapel-muted">empty</span>')))
     return format_html('<div class="stapel-hands">{}</div>',
                        format_html_join("", "{}", ((b,) for b in boxes)))
 
@@ -86,8 +94,7 @@ def _abort(actor, table, data):
 
 @admin.register(Table)
 class TableAdmin(FormActionsMixin, ReadOnlyAdmin):
-    list_display = ("id", "game", "status_badge", "players", "round_number", "version",
-                    "created_at", "started_at")
+    list_display = ("id", "game", "status_badge", "players", "round", "created_at")
     list_display_links = ("id", "game")
     list_filter = ("status", "game", "visibility", "tournament_table")
     search_fields = ("=id", "seats__player__username", "seats__player__display_name",
@@ -96,13 +103,15 @@ class TableAdmin(FormActionsMixin, ReadOnlyAdmin):
     list_per_page = 50
     inlines = (SeatInline,)
     fieldsets = (
-        (None, {"fields": (("game", "status_badge"), ("visibility", "tournament_table"),
-                           "creator_link", "options_pretty", "abort_reason")}),
-        ("Match", {"fields": (("version", "last_seq", "round_number"), "deadline",
-                              ("created_at", "started_at", "finished_at"), "result_pretty",
-                              "log_link")}),
-        ("Full state (every hand)", {"fields": ("hands", "state_pretty")}),
+        (None, {"fields": (("game", "status_badge", "round_number"), "creator_link",
+                           ("visibility", "tournament_table"), "abort_reason", "log_link")}),
+        ("Hands (only staff see these)", {"fields": ("hands",)}),
+        ("Match", {"fields": (("version", "last_seq"), "deadline",
+                              ("created_at", "started_at", "finished_at"), "result_pretty")}),
+        ("House rules", {"classes": ("collapse",), "fields": ("options_pretty",)}),
+        ("Full state as JSON", {"classes": ("collapse",), "fields": ("state_pretty",)}),
     )
+    STATE_FIELDSETS = ("Hands (only staff see these)", "Full state as JSON")
     form_actions = (
         FormAction("abort", "Abort table", "games.abort_table", RequiredReasonForm, _abort,
                    "Aborted {n} table(s).", danger=True, shown=lambda t: t.is_active),
@@ -118,11 +127,15 @@ class TableAdmin(FormActionsMixin, ReadOnlyAdmin):
     def get_fieldsets(self, request, obj=None):
         if request.user.has_perm("games.view_table_state"):
             return self.fieldsets
-        return self.fieldsets[:2]
+        return [fs for fs in self.fieldsets if fs[0] not in self.STATE_FIELDSETS]
 
     @admin.display(description="status", ordering="status")
     def status_badge(self, obj):
         return badge(obj.status, STATUS_COLORS.get(obj.status, "grey"))
+
+    @admin.display(description="round", ordering="round_number")
+    def round(self, obj):
+        return obj.round_number
 
     @admin.display(description="players")
     def players(self, obj):
@@ -147,7 +160,7 @@ class TableAdmin(FormActionsMixin, ReadOnlyAdmin):
 
     @admin.display(description="hands")
     def hands(self, obj):
-        return hands_html(obj.state, {s.position: s for s in obj.seats.all()}) or "—"
+        return hands_html(obj.game, obj.state, {s.position: s for s in obj.seats.all()}) or "—"
 
     @admin.display(description="log")
     def log_link(self, obj):
@@ -181,12 +194,14 @@ class TableAdmin(FormActionsMixin, ReadOnlyAdmin):
                 raise Http404("no such step") from None
             state = selectors.table_state_at(table, step)
         seats = {s.position: s for s in table.seats.all()}
+        start_seq = (table.log.filter(kind=LogKind.START).values_list("seq", flat=True)
+                     .first())
         context = {
             **self.admin_site.each_context(request), "opts": self.model._meta,
             "title": f"Log of {table}", "table": table, "page": page, "rows": rows,
-            "step": step, "full_state": full,
+            "step": step, "full_state": full, "start_seq": start_seq,
             "state_html": pretty(state) if state is not None else None,
-            "hands_html": hands_html(state, seats) if state is not None else None,
+            "hands_html": hands_html(table.game, state, seats) if state is not None else None,
             "media": self.media,
         }
         return TemplateResponse(request, "admin/games/table/log.html", context)
@@ -316,7 +331,7 @@ class ReportAdmin(FormActionsMixin, ReadOnlyAdmin):
 class AuditLogAdmin(ReadOnlyAdmin):
     """Never editable: no add, change or delete for anyone, superusers included."""
 
-    list_display = ("created_at", "actor_link", "action", "target", "reason_short")
+    list_display = ("created_at", "actor_link", "action_badge", "target", "reason_short")
     list_filter = ("action", "created_at")
     search_fields = ("reason", "actor__username", "target_player__username",
                      "target_player__display_name", "action")
@@ -324,8 +339,13 @@ class AuditLogAdmin(ReadOnlyAdmin):
                            "target_report")
     date_hierarchy = "created_at"
     list_per_page = 100
-    fields = ("created_at", "actor_link", "action", "target", "reason", "extra_pretty")
+    fields = ("created_at", "actor_link", "action_badge", "target", "reason", "extra_pretty")
     readonly_fields = fields
+
+    @admin.display(description="what", ordering="action")
+    def action_badge(self, obj):
+        return badge(moderation.Action.LABELS.get(obj.action, obj.action),
+                     moderation.Action.COLORS.get(obj.action, "grey"))
 
     def get_actions(self, request, action_location=admin.ActionLocation.CHANGE_LIST):
         return {}  # not even "delete selected"

@@ -45,6 +45,14 @@ class Action:
     RESOLVE_REPORT = "report_resolve"
     ABORT_TABLE = "table_abort"
 
+    LABELS = {BAN: "ban", UNBAN: "unban", MUTE: "mute", UNMUTE: "unmute",
+              REVOKE_TOKENS: "tokens revoked", HIDE_CHAT: "chat hidden",
+              UNHIDE_CHAT: "chat shown again", RESOLVE_REPORT: "report handled",
+              ABORT_TABLE: "table aborted"}
+    COLORS = {BAN: "red", REVOKE_TOKENS: "red", ABORT_TABLE: "red", MUTE: "orange",
+              HIDE_CHAT: "orange", RESOLVE_REPORT: "green", UNBAN: "blue", UNMUTE: "blue",
+              UNHIDE_CHAT: "blue"}
+
 
 def _require(actor: Player, perm: str) -> None:
     if actor is None or not actor.is_active or not actor.is_staff or not actor.has_perm(perm):
