@@ -20,7 +20,7 @@ from accounts.models import Player
 
 from . import realtime, services
 from .chat import chat_message_visibility_set
-from .models import AuditLog, ChatMessage, Report, ReportStatus, Table
+from .models import AuditLog, ChatMessage, Report, ReportStatus, Seat, Table, TableStatus
 
 MAX_REASON = 1000
 
@@ -107,8 +107,15 @@ def player_ban(*, actor: Player, player_id, reason: str,
     player.banned_at, player.banned_until, player.ban_reason = now, until, reason
     player.save(update_fields=["banned_at", "banned_until", "ban_reason"])
     seats = services.seats_hand_to_bots(player=player, reason="banned")
+    # Tables that have not started yet simply lose them.
+    left = [table_id for table_id in Seat.objects.filter(
+        player=player, is_bot=False, table__status=TableStatus.OPEN).values_list(
+        "table_id", flat=True)]
+    for table_id in left:
+        services.table_leave(player=player, table_id=table_id)
     audit_record(actor=actor, action=Action.BAN, reason=reason, player=player,
-                 extra={"until": _iso(until), "seats_handed_to_bots": seats})
+                 extra={"until": _iso(until), "seats_handed_to_bots": seats,
+                        "open_tables_left": left})
     transaction.on_commit(partial(realtime.send, [(
         realtime.player_group(player.pk), {"type": realtime.PLAYER_CLOSE_TYPE})]))
     return player

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts import services as account_services
 from accounts.models import ApiToken
-from games import moderation
+from games import moderation, services
 from games.models import AuditLog, ChatMessage, Report, ReportStatus, Table, TableStatus
 
 from .conftest import person
@@ -110,7 +110,9 @@ def action_post(client, url, action, ids, **form):
     return response
 
 
-def test_ban_from_the_player_list_with_reason_and_until(client, moderator, troll, table):
+def test_ban_from_the_player_list_with_reason_and_until(client, moderator, troll, table, plain):
+    waiting = services.table_create(creator=plain, game="kato", seat_count=3)
+    services.table_join(player=troll, table_id=waiting.pk)
     client.force_login(moderator)
     action_post(client, reverse("admin:accounts_player_changelist"), "ban", [troll.pk],
                 reason="insulting everyone", duration="7d")
@@ -123,6 +125,8 @@ def test_ban_from_the_player_list_with_reason_and_until(client, moderator, troll
     assert (entry.actor, entry.target_player, entry.reason) == (moderator, troll,
                                                                 "insulting everyone")
     assert entry.extra["seats_handed_to_bots"] == 1
+    assert entry.extra["open_tables_left"] == [waiting.pk]
+    assert not waiting.seats.filter(player=troll).exists()
     with pytest.raises(Exception, match="banned"):
         account_services.player_for_token(troll.raw_token)
 
