@@ -20,6 +20,7 @@ import unicodedata
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import Player
 
@@ -76,8 +77,10 @@ def _speaker_seat(table: Table, player: Player) -> int | None:
 
 
 def chat_message_send(*, player: Player, table_id, text: str) -> ChatMessage:
-    if player.is_muted():
-        until = player.muted_until.isoformat().replace("+00:00", "Z")
+    # Read afresh: a websocket keeps the player it authenticated, and a mute comes later.
+    muted_until = Player.objects.filter(pk=player.pk).values_list("muted_until", flat=True).first()
+    if muted_until is not None and muted_until > timezone.now():
+        until = muted_until.isoformat().replace("+00:00", "Z")
         raise ChatError("muted", f"you are muted until {until}")
     text = chat_text_clean(text)
     with transaction.atomic():

@@ -117,8 +117,13 @@ def test_chat_is_rate_limited(alice, table_id):
 
 
 def test_muted_players_cannot_chat_until_unmuted(alice, bob, table_id, mod):
+    from games import chat
+
     until = timezone.now() + timedelta(hours=2)
     moderation.player_mute(actor=mod, player_id=alice.player.pk, reason="spam", until=until)
+    # Also a player object read before the mute (a websocket's) is refused.
+    with pytest.raises(chat.ChatError, match="muted until"):
+        chat.chat_message_send(player=alice.player, table_id=table_id, text="stale me")
     error = say(alice, table_id, "let me talk")["errors"][0]
     assert error["code"] == "muted"
     assert until.strftime("%Y-%m-%dT%H:%M") in error["message"]
