@@ -8,6 +8,7 @@ by hand: it knows every backend's options (``conn_max_age``, ``sslmode``...).
 """
 
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -65,6 +66,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -125,6 +127,10 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The admin's CSS and JS come from the ASGI app itself (uvicorn serves no files): from the
+# apps' static folders unless `collectstatic` filled STATIC_ROOT for production.
+WHITENOISE_USE_FINDERS = env_bool("STATIC_FROM_APPS", default=not (STATIC_ROOT / "admin").exists())
+warnings.filterwarnings("ignore", message="No directory at: .*staticfiles")
 
 # GraphQL requests are small; anything bigger is refused before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024))
@@ -197,3 +203,7 @@ if not DEBUG and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
 CELERY_BEAT_SCHEDULE = {
     "games-sweep": {"task": "games.sweep", "schedule": env_float("SWEEP_SECONDS", 5.0)},
 }
+
+# Table chat: at most N messages per player every S seconds ("N/S").
+_chat_rate = os.environ.get("CHAT_RATE", "5/10").split("/")
+STAPEL_CHAT_RATE = (int(_chat_rate[0]), int(_chat_rate[1]))

@@ -19,6 +19,13 @@ log = logging.getLogger("stapel.realtime")
 MESSAGE_TYPE = "table.update"
 LOBBY_TYPE = "lobby.update"
 LOBBY_GROUP = "lobby"
+# Sent to a player's group to close every websocket of theirs (a ban); each connection
+# joins its player's group (config/graphql.py).
+PLAYER_CLOSE_TYPE = "player.close"
+
+
+def player_group(player_id: int) -> str:
+    return f"player.{player_id}"
 
 
 def audience_key(seat: int | None) -> str:

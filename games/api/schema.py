@@ -55,6 +55,7 @@ class TableType:
     deadline: datetime | None
     turn_clock_seconds: int
     allow_spectators: bool
+    spectators_may_chat: bool
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -77,6 +78,7 @@ class TableType:
             seat_count=table.seat_count, options=table.options, version=table.version,
             last_seq=table.last_seq, round_number=table.round_number, deadline=table.deadline,
             turn_clock_seconds=table.turn_clock_seconds, allow_spectators=table.allow_spectators,
+            spectators_may_chat=table.spectators_may_chat,
             created_at=table.created_at, started_at=table.started_at,
             finished_at=table.finished_at, result=table.result,
             creator=PlayerType.of(table.creator),
