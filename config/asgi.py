@@ -5,6 +5,7 @@ import os
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 from django.core.asgi import get_asgi_application  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
@@ -13,6 +14,8 @@ django_app = get_asgi_application()
 from .graphql import GraphQLWebsocketConsumer  # noqa: E402
 
 application = ProtocolTypeRouter({
-    "http": django_app,
+    # The admin's CSS and JS: served by the ASGI app itself (a proxy may take it over).
+    # WhiteNoise's middleware is sync-only and would put two thread hops on every request.
+    "http": ASGIStaticFilesHandler(django_app),
     "websocket": URLRouter([re_path(r"^graphql/?$", GraphQLWebsocketConsumer.as_asgi())]),
 })

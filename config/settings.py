@@ -8,7 +8,6 @@ by hand: it knows every backend's options (``conn_max_age``, ``sslmode``...).
 """
 
 import os
-import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -66,7 +65,6 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -127,10 +125,8 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-# The admin's CSS and JS come from the ASGI app itself (uvicorn serves no files): from the
-# apps' static folders unless `collectstatic` filled STATIC_ROOT for production.
-WHITENOISE_USE_FINDERS = env_bool("STATIC_FROM_APPS", default=not (STATIC_ROOT / "admin").exists())
-warnings.filterwarnings("ignore", message="No directory at: .*staticfiles")
+# The admin's CSS and JS are served by the ASGI app from the apps' static folders (see
+# config/asgi.py); a proxy in front may serve `collectstatic`'s STATIC_ROOT instead.
 
 # GraphQL requests are small; anything bigger is refused before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024))
