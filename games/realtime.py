@@ -28,12 +28,18 @@ def player_group(player_id: int) -> str:
     return f"player.{player_id}"
 
 
-def audience_key(seat: int | None) -> str:
-    return "spectators" if seat is None else f"seat.{seat}"
+SPECTATORS = "spectators"
 
 
-def group_name(table_id: int, seat: int | None) -> str:
-    return f"table.{table_id}.{audience_key(seat)}"
+def player_audience(player_id: int) -> str:
+    return f"player.{player_id}"
+
+
+def group_name(table_id: int, audience: str) -> str:
+    """Groups are per player, not per seat number: seat numbers change (empty seats are
+    dropped at the start, a seat is freed and taken by someone else), and a subscription
+    that outlived such a change must never receive another player's cards."""
+    return f"table.{table_id}.{audience}"
 
 
 def visible(event: dict, seat: int | None) -> bool:

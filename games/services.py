@@ -108,26 +108,36 @@ def view_for(table: Table, seat: int | None) -> dict | None:
     }
 
 
-def _messages(table: Table, entry: TableLogEntry) -> list[tuple[str, dict]]:
-    audiences = [*range(table.seat_count), None]
+def _messages(table: Table, entry: TableLogEntry,
+              seats: dict[int, Seat]) -> list[tuple[str, dict]]:
+    """One payload per person seated (their own view) and one for the spectators, which
+    names the seated people so that their subscriptions drop the spectators' copy."""
+    people = {position: seat.player_id for position, seat in seats.items() if not seat.is_bot}
+    audiences = [(position, realtime.player_audience(player_id))
+                 for position, player_id in people.items()]
+    audiences.append((None, realtime.SPECTATORS))
     messages = []
-    for seat in audiences:
-        messages.append((realtime.group_name(table.pk, seat), {
+    for position, audience in audiences:
+        message = {
             "type": realtime.MESSAGE_TYPE,
             "table": table.pk,
-            "audience": realtime.audience_key(seat),
+            "audience": audience,
             "seq": entry.seq,
             "kind": entry.kind,
             "version": table.version,
             "status": table.status,
-            "events": realtime.redact_events(entry.events, seat),
-            "view": view_for(table, seat),
-        }))
+            "events": realtime.redact_events(entry.events, position),
+            "view": view_for(table, position),
+        }
+        if position is None:
+            message["seated"] = sorted(people.values())
+        messages.append((realtime.group_name(table.pk, audience), message))
     return messages
 
 
-def _publish_on_commit(table: Table, entry: TableLogEntry, lobby: bool = False) -> None:
-    messages = _messages(table, entry)
+def _publish_on_commit(table: Table, entry: TableLogEntry, lobby: bool = False,
+                       seats: dict[int, Seat] | None = None) -> None:
+    messages = _messages(table, entry, seats if seats is not None else _seats(table))
     if lobby and table.visibility == Visibility.PUBLIC:
         messages.append((realtime.LOBBY_GROUP, {
             "type": realtime.LOBBY_TYPE, "table": table.pk, "status": table.status,
@@ -444,9 +454,10 @@ def _apply(table: Table, position: int, action, *, kind: str, player: Player | N
     table.version += 1
     entry = _append(table, kind=kind, seat=position, player=player, action=action, key=key,
                     events=events)
+    seats = seats if seats is not None else _seats(table)
     _after_change(table, seats)
     _save(table)
-    _publish_on_commit(table, entry)
+    _publish_on_commit(table, entry, seats=seats)
     return entry
 
 

@@ -288,19 +288,20 @@ class Mutation:
                           _table_id=result.table_id, _player=player)
 
 
-def _watch(table_id, player) -> tuple[int | None, str]:
+def _watch(table_id, player) -> None:
     table = selectors.table_get(table_id)
     seat = selectors.viewer_seat(table, player)
     if not selectors.may_watch(table, player, seat):
         raise GameError("spectators_not_allowed", "this table does not allow spectators")
-    return seat, table.status
 
 
-def _replay(table_id: int, seat: int | None, after_seq: int):
-    """Missed entries after ``after_seq`` and the viewer's current view, read together."""
+def _replay(table_id: int, player, after_seq: int):
+    """Missed entries after ``after_seq``, redacted for the seat the player holds now, and
+    their current view, read together."""
     table = selectors.table_get(table_id)
+    seat = selectors.viewer_seat(table, player)
     entries = selectors.log_after(table_id, after_seq)
-    return entries, table.status, services.view_for(table, seat), table.last_seq
+    return entries, seat, table.status, services.view_for(table, seat), table.last_seq
 
 
 @strawberry.type
@@ -313,16 +314,16 @@ class Subscription:
                            after_seq: int = 0) -> AsyncGenerator[TableUpdate, None]:
         player = require_viewer(info)
         tid = _id(table_id)
-        seat, _ = await database_sync_to_async(_watch)(tid, player)
-        audience = realtime.audience_key(seat)
+        await database_sync_to_async(_watch)(tid, player)
+        mine = realtime.player_audience(player.pk)
+        groups = [realtime.group_name(tid, mine), realtime.group_name(tid, realtime.SPECTATORS)]
         ws = info.context["ws"]
-        async with ws.listen_to_channel(realtime.MESSAGE_TYPE,
-                                        groups=[realtime.group_name(tid, seat)]) as messages:
+        async with ws.listen_to_channel(realtime.MESSAGE_TYPE, groups=groups) as messages:
             last = max(0, after_seq)
             # Subscribed first, read the log second: nothing falls between the two.
             while True:
-                entries, status, view, last_seq = await database_sync_to_async(_replay)(
-                    tid, seat, last)
+                entries, seat, status, view, last_seq = await database_sync_to_async(_replay)(
+                    tid, player, last)
                 for i, entry in enumerate(entries):
                     final = i == len(entries) - 1 and entry.seq == last_seq
                     yield _update_of(entry, seat, status, view if final else None)
@@ -330,14 +331,23 @@ class Subscription:
                 if last >= last_seq:
                     break
             async for message in messages:
-                # One consumer serves every subscription of a socket: keep only ours.
-                if message.get("table") != tid or message.get("audience") != audience:
+                # One consumer serves every subscription of a socket: keep only what is
+                # addressed to this table and this player (or to its spectators, when this
+                # player holds no seat there).
+                if message.get("table") != tid:
+                    continue
+                audience = message.get("audience")
+                if audience == realtime.SPECTATORS:
+                    if player.pk in message.get("seated", ()):
+                        continue
+                elif audience != mine:
                     continue
                 seq = message["seq"]
                 if seq <= last:
                     continue
                 if seq > last + 1:  # the channel layer dropped something: fill from the log
-                    entries, status, _, _ = await database_sync_to_async(_replay)(tid, seat, last)
+                    entries, seat, status, _, _ = await database_sync_to_async(_replay)(
+                        tid, player, last)
                     for entry in entries:
                         if entry.seq >= seq:
                             break

@@ -216,3 +216,38 @@ async def test_moves_over_the_websocket(live_server_url, celery_worker_proc):
     assert all(seat.moves > 0 for seat in seats)
     for seat in seats:
         assert_gapless(seat.updates)
+
+
+async def test_subscriptions_follow_players_when_seat_numbers_change(live_server_url):
+    """Seat numbers change at the start (empty seats are dropped) and when someone leaves and
+    another sits down; a subscription must keep getting its own player's view only."""
+    from tests.integration.client import Socket
+    from tests.integration.play import JOIN, SUBSCRIBE
+
+    a, b, c, d, e = [await new_guest(live_server_url, name) for name in "ABCDE"]
+    data = await a('mutation { createTable(input: {game: "kato", seatCount: 5}) { table { id } } }')
+    table_id = data["createTable"]["table"]["id"]
+    seat_at = 'mutation($id: ID!, $s: Int) { joinTable(tableId: $id, seat: $s) { errors { code } } }'
+    await b(seat_at, {"id": table_id, "s": 2})
+    await c(seat_at, {"id": table_id, "s": 4})
+    await d(seat_at, {"id": table_id, "s": 1})
+    subs = {}
+    for name, http in zip("ABCD", (a, b, c, d), strict=True):
+        sock = await Socket(live_server_url, http.token).connect()
+        subs[name] = (sock, await sock.subscribe(SUBSCRIBE, {"id": table_id, "after": 0}))
+    await d('mutation($id: ID!) { leaveTable(tableId: $id) { errors { code } } }', {"id": table_id})
+    await e(JOIN, {"id": table_id})  # E takes the first free seat: D's old seat 1
+    await a(START, {"id": table_id})
+    q = 'query($id: ID!) { table(id: $id) { mySeat view { ... on KatoView { hand seat } } } }'
+    for name, http in zip("ABCD", (a, b, c, d), strict=True):
+        sock, sub = subs[name]
+        mine = (await http(q, {"id": table_id}))["table"]
+        while True:
+            update = (await sub.next(timeout=20))["tableEvents"]
+            if update["kind"] == "start":
+                break
+        view = update["view"]
+        assert view["seat"] == mine["mySeat"], (name, view["seat"], mine["mySeat"])
+        assert view["hand"] == (mine["view"]["hand"] if mine["mySeat"] is not None else None)
+        await sock.close()
+    assert (await d(q, {"id": table_id}))["table"]["mySeat"] is None
