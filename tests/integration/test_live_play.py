@@ -174,16 +174,24 @@ async def test_resume_with_after_seq_gets_exactly_the_missed_events(live_server_
     await a.disconnect()
 
 
-async def test_two_moves_on_one_version_apply_exactly_once(live_server_url, celery_worker_proc):
-    people = [await new_guest(live_server_url, f"P{i}") for i in range(2)]
+async def _started_two_seat_table(url: str):
+    """A started 2-seat KaTO table: ``(table_id, the client whose turn it is, its table)``."""
+    people = [await new_guest(url, f"P{i}") for i in range(2)]
     table_id = await open_table(people[0], people[1:], "kato", {"rounds": 1})
     await people[0](START, {"id": table_id})
-    q = 'query($id: ID!) { table(id: $id) { version view { ... on KatoView { actors seat legalActions } } } }'
-    views = [await p(q, {"id": table_id}) for p in people]
-    actor = next(i for i, v in enumerate(views) if v["table"]["view"]["seat"] in v["table"]["view"]["actors"])
-    http = people[actor]
-    version = views[actor]["table"]["version"]
-    legal = views[actor]["table"]["view"]["legalActions"]
+    q = ('query($id: ID!) { table(id: $id) { version view { ... on KatoView '
+         '{ actors seat legalActions } } } }')
+    for http in people:
+        table = (await http(q, {"id": table_id}))["table"]
+        if table["view"]["seat"] in table["view"]["actors"]:
+            return table_id, http, table
+    raise AssertionError("nobody may act")
+
+
+async def test_two_moves_on_one_version_apply_exactly_once(live_server_url, celery_worker_proc):
+    table_id, http, table = await _started_two_seat_table(live_server_url)
+    version = table["version"]
+    legal = table["view"]["legalActions"]
     moves = [legal[0], legal[-1]]
     results = await asyncio.gather(*(http(ACT, {"id": table_id, "a": m, "v": version})
                                      for m in moves))
@@ -196,15 +204,10 @@ async def test_two_moves_on_one_version_apply_exactly_once(live_server_url, cele
 
 
 async def test_same_idempotency_key_concurrently_applies_once(live_server_url, celery_worker_proc):
-    people = [await new_guest(live_server_url, f"P{i}") for i in range(2)]
-    table_id = await open_table(people[0], people[1:], "kato", {"rounds": 1})
-    await people[0](START, {"id": table_id})
-    q = 'query($id: ID!) { table(id: $id) { version view { ... on KatoView { actors seat legalActions } } } }'
-    views = [await p(q, {"id": table_id}) for p in people]
-    actor = next(i for i, v in enumerate(views) if v["table"]["view"]["seat"] in v["table"]["view"]["actors"])
-    variables = {"id": table_id, "a": views[actor]["table"]["view"]["legalActions"][0],
-                 "v": views[actor]["table"]["version"], "k": "same-key"}
-    results = await asyncio.gather(*(people[actor](ACT, variables) for _ in range(3)))
+    table_id, http, table = await _started_two_seat_table(live_server_url)
+    variables = {"id": table_id, "a": table["view"]["legalActions"][0], "v": table["version"],
+                 "k": "same-key"}
+    results = await asyncio.gather(*(http(ACT, variables) for _ in range(3)))
     answers = {(r["act"]["version"], r["act"]["seq"]) for r in results}
     assert len(answers) == 1 and all(not r["act"]["errors"] for r in results)
     assert sorted(r["act"]["replayed"] for r in results) == [False, True, True]
