@@ -254,3 +254,19 @@ async def test_subscriptions_follow_players_when_seat_numbers_change(live_server
         assert view["hand"] == (mine["view"]["hand"] if mine["mySeat"] is not None else None)
         await sock.close()
     assert (await d(q, {"id": table_id}))["table"]["mySeat"] is None
+
+
+async def test_lobby_events_announce_public_tables_only(live_server_url):
+    from tests.integration.client import Socket
+
+    watcher = await new_guest(live_server_url, "Browser")
+    host = await new_guest(live_server_url, "Host")
+    sock = await Socket(live_server_url, watcher.token).connect()
+    sub = await sock.subscribe('subscription { lobbyEvents(game: "kato") { tableId game status } }')
+    await asyncio.sleep(0.3)  # the subscription is registered server-side
+    create = 'mutation($v: VisibilityEnum!) { createTable(input: {game: "kato", visibility: $v}) { table { id } } }'
+    await host(create, {"v": "PRIVATE"})
+    public = (await host(create, {"v": "PUBLIC"}))["createTable"]["table"]["id"]
+    update = (await sub.next(timeout=10))["lobbyEvents"]
+    assert update == {"tableId": public, "game": "kato", "status": "OPEN"}
+    await sock.close()
