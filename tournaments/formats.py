@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from math import comb
 
 ROUND_ROBIN = "round_robin"
 SWISS = "swiss"
@@ -40,7 +41,8 @@ SINGLE_ELIMINATION = "single_elimination"
 ARENA = "arena"
 FORMATS = (ROUND_ROBIN, SWISS, SINGLE_ELIMINATION, ARENA)
 
-SEARCH_NODE_LIMIT = 20_000
+MAX_CANDIDATES = 2_000  # tables tried per step; beyond, seats are filled greedily
+SEARCH_BUDGET = 100_000  # candidate tables looked at before the best so far is taken
 
 
 @dataclass(frozen=True)
@@ -76,31 +78,42 @@ def repeat_cost(tables: Iterable[Sequence[int]], met: Mapping) -> int:
 
 
 def _partition(order: Sequence[int], size: int, met: Mapping,
-               node_limit: int = SEARCH_NODE_LIMIT) -> list[tuple[int, ...]]:
+               budget: int = SEARCH_BUDGET) -> list[tuple[int, ...]]:
     """Split ``order`` (a multiple of ``size`` long) into tables of ``size``, with the fewest
     repeat meetings; among equally good splits the one closest to ``order`` (the first found
     by a depth-first search that tries neighbours in ``order`` first). Exact for small fields;
-    for big ones the search stops after ``node_limit`` nodes with the best split so far."""
+    for big ones the search stops after ``budget`` candidate tables with the best split so
+    far (the first split found is already the greedy one)."""
     index = {p: i for i, p in enumerate(order)}
-    window = 4 * size
+    window = max(8, 2 * size)  # candidates for a table: the next few in order
     best: list = [None, float("inf")]
-    nodes = 0
+    work = 0
 
     def rec(remaining: list[int], tables: list[tuple[int, ...]], cost: int) -> None:
-        nonlocal nodes
+        nonlocal work
         if cost >= best[1]:
             return
         if not remaining:
             best[0], best[1] = list(tables), cost
             return
-        nodes += 1
-        if nodes > node_limit and best[0] is not None:
+        if work > budget and best[0] is not None:
             return
         head, rest = remaining[0], remaining[1:]
         options = []
-        for others in combinations(rest[:window], size - 1):
-            table = (head, *others)
-            options.append((repeat_cost([table], met), [index[p] for p in others], table))
+        if comb(len(rest[:window]), size - 1) <= MAX_CANDIDATES:
+            for others in combinations(rest[:window], size - 1):
+                table = (head, *others)
+                options.append((repeat_cost([table], met), [index[p] for p in others], table))
+        else:  # big tables: fill greedily, one seat at a time
+            table = [head]
+            pool = list(rest)
+            for _ in range(size - 1):
+                pick = min(pool, key=lambda p: (sum(met.get(_pair(p, q), 0) for q in table),
+                                                index[p]))
+                table.append(pick)
+                pool.remove(pick)
+            options.append((repeat_cost([table], met), [], tuple(table)))
+        work += len(options)
         options.sort(key=lambda o: (o[0], o[1]))
         for added, _, table in options:
             taken = set(table)
