@@ -27,6 +27,9 @@ from accounts.errors import DomainError
 from games.api.schema import Mutation as GamesMutation
 from games.api.schema import Query as GamesQuery
 from games.api.schema import Subscription as GamesSubscription
+from tournaments.api.schema import Mutation as TournamentsMutation
+from tournaments.api.schema import Query as TournamentsQuery
+from tournaments.api.schema import Subscription as TournamentsSubscription
 
 log = logging.getLogger("stapel.graphql")
 
@@ -76,9 +79,9 @@ class StapelMaskErrors(MaskErrors):
         return out
 
 
-Query = merge_types("Query", (AccountsQuery, GamesQuery))
-Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation))
-Subscription = merge_types("Subscription", (GamesSubscription,))
+Query = merge_types("Query", (AccountsQuery, GamesQuery, TournamentsQuery))
+Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, TournamentsMutation))
+Subscription = merge_types("Subscription", (GamesSubscription, TournamentsSubscription))
 
 schema = strawberry.Schema(
     query=Query,

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import Player
@@ -237,8 +238,9 @@ def tournament_tick(*, now: datetime | None = None) -> int:
     and pick up results whose task was lost. Returns how many tournaments it changed."""
     now = now or timezone.now()
     changed = 0
-    due = Tournament.objects.filter(status=TournamentStatus.SCHEDULED,
-                                    registration_opens_at__lte=now)
+    due = Tournament.objects.filter(Q(registration_opens_at__lte=now)
+                                    | Q(registration_opens_at__isnull=True),
+                                    status=TournamentStatus.SCHEDULED)
     for pk in list(due.values_list("pk", flat=True)):
         with transaction.atomic():
             t = _lock(pk)
