@@ -567,7 +567,9 @@ def _standings_refresh(t: Tournament) -> None:
                 pairing, placings, advance=t.advance, seed_rank=seed_rank))
             final = formats.is_final(pairing)
             for p in pairing.seated:
-                if (final and placings.get(p) != 1) or (not final and p not in advancing):
+                # At the final only the champion (ties at first go to the better seed) is
+                # not out.
+                if (final and p != order[0]) or (not final and p not in advancing):
                     eliminated[p] = number
     statuses = dict(t.registrations.values_list("player_id", "status"))
     # Disqualified players go to the bottom, keeping their order among themselves.
