@@ -380,10 +380,20 @@ def _pairing(t: Tournament) -> formats.Pairing | None:
         return formats.swiss(ranked, table_size=t.table_size, history=history, bye_counts=byes)
     if t.format == Format.ROUND_ROBIN:
         byes = Counter(p for r, _ in _rounds(t) for p in r.byes)
-        players = [p for p in seed_order(t) if p in active]
-        return formats.round_robin(players, table_size=t.table_size,
-                                   round_number=t.current_round + 1, seed=t.seed,
-                                   history=history, bye_counts=byes)
+        if t.table_size > 2:
+            return formats.round_robin([p for p in seed_order(t) if p in active],
+                                       table_size=t.table_size,
+                                       round_number=t.current_round + 1, seed=t.seed,
+                                       history=history, bye_counts=byes)
+        # The circle method needs the same field every round: whoever left since is paired
+        # still, and their opponent gets a bye.
+        field_ = list(t.registrations.order_by("created_at", "id")
+                      .values_list("player_id", flat=True))
+        pairing = formats.round_robin(field_, table_size=2, round_number=t.current_round + 1,
+                                      seed=t.seed)
+        tables = tuple(x for x in pairing.tables if set(x) <= active)
+        left = [p for x in pairing.tables if not set(x) <= active for p in x if p in active]
+        return formats.Pairing(tables, tuple([p for p in pairing.byes if p in active] + left))
     if t.format == Format.SINGLE_ELIMINATION:
         engine = game_services.get_engine(t.game)
         seeds = seed_order(t)
