@@ -29,6 +29,9 @@ class Player(AbstractUser):
 
     class Meta:
         ordering = ["id"]
+        permissions = [("ban_player", "Can ban and unban players"),
+                       ("mute_player", "Can mute and unmute players"),
+                       ("revoke_player_tokens", "Can revoke all API tokens of a player")]
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.username})"

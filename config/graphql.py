@@ -28,12 +28,11 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 from accounts import services as account_services
 from accounts.errors import AuthError
+from games.realtime import PLAYER_CLOSE_TYPE, player_group
 
 from .schema import schema
 
-
-def player_group(player_id: int) -> str:
-    return f"player.{player_id}"
+__all__ = ["GraphQLWebsocketConsumer", "graphql_view", "player_group"]
 
 
 def _error_response(exc: AuthError) -> HttpResponse:
@@ -52,9 +51,10 @@ def _authenticate(header: str | None):
 
 class GraphQLView(AsyncGraphQLView):
     async def dispatch(self, request, *args, **kwargs):
+        header = request.headers.get("Authorization")
         try:
-            request.player = await sync_to_async(_authenticate)(
-                request.headers.get("Authorization"))
+            # No header: anonymous, without a trip to the database thread.
+            request.player = await sync_to_async(_authenticate)(header) if header else None
         except AuthError as exc:
             return _error_response(exc)
         return await super().dispatch(request, *args, **kwargs)
@@ -107,6 +107,14 @@ class GraphQLWebsocketConsumer(GraphQLWSConsumer):
             await self.channel_layer.group_discard(player_group(self.player.pk),
                                                    self.channel_name)
         await super().disconnect(code)
+
+    async def dispatch(self, message):
+        # Strawberry hands every channel-layer message to its subscription queues and never
+        # to a handler method; the close of a banned player's sockets must reach ours.
+        if message.get("type") == PLAYER_CLOSE_TYPE:
+            await self.player_close(message)
+            return
+        await super().dispatch(message)
 
     async def player_close(self, message):
         """Sent to a player's group when they are banned: close every socket at once."""

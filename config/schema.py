@@ -24,6 +24,8 @@ from strawberry.tools import merge_types
 from accounts.api.schema import Mutation as AccountsMutation
 from accounts.api.schema import Query as AccountsQuery
 from accounts.errors import DomainError
+from games.api.moderation import Mutation as ModerationMutation
+from games.api.moderation import Query as ModerationQuery
 from games.api.schema import Mutation as GamesMutation
 from games.api.schema import Query as GamesQuery
 from games.api.schema import Subscription as GamesSubscription
@@ -79,8 +81,9 @@ class StapelMaskErrors(MaskErrors):
         return out
 
 
-Query = merge_types("Query", (AccountsQuery, GamesQuery, TournamentsQuery))
-Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, TournamentsMutation))
+Query = merge_types("Query", (AccountsQuery, GamesQuery, ModerationQuery, TournamentsQuery))
+Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, ModerationMutation,
+                                    TournamentsMutation))
 Subscription = merge_types("Subscription", (GamesSubscription, TournamentsSubscription))
 
 schema = strawberry.Schema(

@@ -8,6 +8,7 @@ by hand: it knows every backend's options (``conn_max_age``, ``sslmode``...).
 """
 
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -65,6 +66,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -125,6 +127,10 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The admin's CSS and JS come from the ASGI app itself (uvicorn serves no files): from the
+# apps' static folders unless `collectstatic` filled STATIC_ROOT for production.
+WHITENOISE_USE_FINDERS = env_bool("STATIC_FROM_APPS", default=not (STATIC_ROOT / "admin").exists())
+warnings.filterwarnings("ignore", message="No directory at: .*staticfiles")
 
 # GraphQL requests are small; anything bigger is refused before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024))
@@ -172,7 +178,6 @@ WS_ALLOWED_ORIGINS = env_list("WS_ALLOWED_ORIGINS")  # empty: any origin (tokens
 WS_MAX_SUBSCRIPTIONS = int(os.environ.get("WS_MAX_SUBSCRIPTIONS", 20))
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
-LOG_JSON = env_bool("LOG_JSON", default=False)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -201,3 +206,7 @@ CELERY_BEAT_SCHEDULE = {
     "tournaments-tick": {"task": "tournaments.tick",
                          "schedule": env_float("TOURNAMENT_TICK_SECONDS", 5.0)},
 }
+
+# Table chat: at most N messages per player every S seconds ("N/S").
+_chat_rate = os.environ.get("CHAT_RATE", "5/10").split("/")
+STAPEL_CHAT_RATE = (int(_chat_rate[0]), int(_chat_rate[1]))

@@ -4,6 +4,10 @@ from django.urls import path
 
 from .graphql import graphql_view
 
+admin.site.site_header = "Stapel administration"
+admin.site.site_title = "Stapel admin"
+admin.site.index_title = "Moderation and tournaments"
+
 
 def health(request):
     return JsonResponse({"status": "ok"})

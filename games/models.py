@@ -67,6 +67,8 @@ class Table(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["status", "visibility", "game"])]
+        permissions = [("abort_table", "Can abort a table"),
+                       ("view_table_state", "Can see the full state of a table (every hand)")]
 
     def __str__(self) -> str:
         return f"{self.game} table #{self.pk} ({self.status})"
@@ -184,3 +186,79 @@ class ChatMessage(models.Model):
 
     class Meta:
         ordering = ["table_id", "seq"]
+        permissions = [("hide_chatmessage", "Can hide and unhide chat messages")]
+
+    def __str__(self) -> str:
+        return f"#{self.table_id}/{self.seq} {self.author.display_name}: {self.text[:40]}"
+
+
+class ReportStatus(models.TextChoices):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+
+
+class Report(models.Model):
+    """A player's complaint about another, for the moderators' queue."""
+
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                 related_name="reports_filed")
+    reported = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                 related_name="reports_against")
+    table = models.ForeignKey(Table, on_delete=models.SET_NULL, null=True, blank=True,
+                              related_name="reports")
+    message = models.ForeignKey(ChatMessage, on_delete=models.SET_NULL, null=True, blank=True,
+                                related_name="reports")
+    reason = models.CharField(max_length=1000)
+    status = models.CharField(max_length=10, choices=ReportStatus.choices,
+                              default=ReportStatus.OPEN, db_index=True)
+    resolution_note = models.CharField(max_length=1000, blank=True)
+    handled_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="reports_handled")
+    created_at = models.DateTimeField(auto_now_add=True)
+    handled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        permissions = [("resolve_report", "Can resolve or dismiss reports")]
+
+    def __str__(self) -> str:
+        return f"report #{self.pk} on {self.reported.display_name} ({self.status})"
+
+
+class AuditLog(models.Model):
+    """Append-only: one row per moderator action (who, what, whom, why, when). Nothing edits
+    or deletes these rows; the admin shows them read-only."""
+
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                              null=True, blank=True, related_name="+",
+                              help_text="Empty: the system.")
+    action = models.CharField(max_length=40, db_index=True)
+    target_player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                      null=True, blank=True, related_name="+")
+    target_table = models.ForeignKey(Table, on_delete=models.SET_NULL, null=True, blank=True,
+                                     related_name="+")
+    target_message = models.ForeignKey(ChatMessage, on_delete=models.SET_NULL, null=True,
+                                       blank=True, related_name="+")
+    target_report = models.ForeignKey(Report, on_delete=models.SET_NULL, null=True, blank=True,
+                                      related_name="+")
+    reason = models.CharField(max_length=1000, blank=True)
+    extra = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        default_permissions = ("view",)
+        verbose_name = "audit log entry"
+        verbose_name_plural = "audit log"
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise RuntimeError("the audit log is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise RuntimeError("the audit log is append-only")

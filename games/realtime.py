@@ -8,6 +8,7 @@ unredacted is ever put on the channel layer. Subscriptions still filter what the
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
@@ -18,6 +19,13 @@ log = logging.getLogger("stapel.realtime")
 MESSAGE_TYPE = "table.update"
 LOBBY_TYPE = "lobby.update"
 LOBBY_GROUP = "lobby"
+# Sent to a player's group to close every websocket of theirs (a ban); each connection
+# joins its player's group (config/graphql.py).
+PLAYER_CLOSE_TYPE = "player.close"
+
+
+def player_group(player_id: int) -> str:
+    return f"player.{player_id}"
 
 
 def audience_key(seat: int | None) -> str:
@@ -50,5 +58,4 @@ def send(messages: list[tuple[str, dict]]) -> None:
 
 
 async def _send_all(layer, messages):
-    for group, message in messages:
-        await layer.group_send(group, message)
+    await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))

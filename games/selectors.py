@@ -5,9 +5,11 @@ from __future__ import annotations
 from django.db.models import Prefetch
 
 from .errors import GameError
-from .models import Seat, Table, TableLogEntry, TableStatus, Visibility
+from .models import ChatMessage, LogKind, Seat, Table, TableLogEntry, TableStatus, Visibility
 
 MAX_REPLAY = 500
+# Chat events whose text is looked up when the log is read (the log stores no chat text).
+CHAT_TEXT_EVENTS = ("chat", "chat_unhidden")
 
 
 def table_get(table_id) -> Table:
@@ -39,8 +41,9 @@ def may_watch(table: Table, player, seat: int | None) -> bool:
 
 
 def log_after(table_id: int, after_seq: int, limit: int = MAX_REPLAY) -> list[TableLogEntry]:
-    return list(TableLogEntry.objects.filter(table_id=table_id, seq__gt=after_seq)
-                .order_by("seq")[:limit])
+    return chat_events_resolve(list(TableLogEntry.objects.filter(table_id=table_id,
+                                                                 seq__gt=after_seq)
+                                     .order_by("seq")[:limit]))
 
 
 def lobby(*, game: str | None, status: str | None, first: int, after: int | None) -> list[Table]:
@@ -63,3 +66,50 @@ def tables_of(player, *, active_only: bool = True) -> list[Table]:
     if active_only:
         qs = qs.filter(status__in=[TableStatus.OPEN, TableStatus.PLAYING])
     return list(qs[:100])
+
+
+def chat_events_resolve(entries: list[TableLogEntry]) -> list[TableLogEntry]:
+    """Put each chat message's text into its events (in memory), or ``hidden: true`` and no
+    text when a moderator hid it. Every read of the log goes through this."""
+    wanted = {e.get("message_id") for entry in entries if entry.kind == LogKind.CHAT
+              for e in entry.events if e.get("type") in CHAT_TEXT_EVENTS}
+    if not wanted:
+        return entries
+    rows = dict((pk, (text, hidden)) for pk, text, hidden in
+                ChatMessage.objects.filter(pk__in=wanted).values_list("pk", "text", "hidden"))
+    for entry in entries:
+        if entry.kind != LogKind.CHAT:
+            continue
+        events = []
+        for event in entry.events:
+            if event.get("type") in CHAT_TEXT_EVENTS:
+                text, hidden = rows.get(event.get("message_id"), ("", True))
+                event = {**event, "hidden": hidden}
+                if not hidden:
+                    event["text"] = text
+            events.append(event)
+        entry.events = events
+    return entries
+
+
+def table_state_at(table: Table, seq: int) -> dict | None:
+    """The full state after log entry ``seq``, rebuilt from seed, options and the logged
+    moves (the engine is deterministic), for moderators stepping through a match."""
+    from .engine import GAMES
+
+    engine = GAMES.get(table.game)
+    if engine is None or table.started_at is None:
+        return None
+    state, version = None, 0
+    for entry in TableLogEntry.objects.filter(table=table, seq__lte=seq).order_by("seq"):
+        if entry.kind == LogKind.START:
+            state, version = engine.new_game(table.seat_count, table.seed, table.options), 1
+        elif state is None:
+            continue
+        elif entry.kind in (LogKind.ACTION, LogKind.BOT, LogKind.TIMEOUT):
+            state, _ = engine.apply(state, entry.seat, entry.action)
+            version = entry.version
+        elif entry.kind == LogKind.NEXT_ROUND and entry.version > version:
+            state, _ = engine.start_next_round(state)
+            version = entry.version
+    return state

@@ -68,7 +68,8 @@ def _lock(table_id) -> Table:
 
 
 def _seats(table: Table) -> dict[int, Seat]:
-    return {s.position: s for s in Seat.objects.filter(table=table).select_related("player")}
+    # On every move: players are loaded only where a path needs their names.
+    return {s.position: s for s in Seat.objects.filter(table=table)}
 
 
 def bot_player(level: str) -> Player:
@@ -191,9 +192,9 @@ def table_create(*, creator: Player, game: str, options: dict | None = None,
                         field="visibility")
     if turn_clock_seconds is None:
         turn_clock_seconds = settings.STAPEL_TURN_CLOCK_DEFAULT_SECONDS
-    if not 0 <= turn_clock_seconds <= MAX_TURN_CLOCK_SECONDS or 0 < turn_clock_seconds < 5:
+    if not 0 <= turn_clock_seconds <= MAX_TURN_CLOCK_SECONDS:
         raise GameError("invalid_turn_clock",
-                        f"the turn clock is 0 (off) or 5 to {MAX_TURN_CLOCK_SECONDS} seconds",
+                        f"the turn clock is 0 (off) or 1 to {MAX_TURN_CLOCK_SECONDS} seconds",
                         field="turnClockSeconds")
     if creator.is_banned():
         raise GameError("banned", "banned players cannot open tables")

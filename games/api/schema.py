@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from datetime import datetime
-from enum import Enum
 
 import strawberry
 from channels.db import database_sync_to_async
@@ -25,21 +24,16 @@ from games.errors import GameError
 from games.models import Table
 
 from .actions import ActionInput, to_engine
-from .types import GameInfo, GameView, RoundResultType, SeatType, TableUpdate, game_view
-
-
-@strawberry.enum
-class TableStatusEnum(Enum):
-    OPEN = "open"
-    PLAYING = "playing"
-    FINISHED = "finished"
-    ABORTED = "aborted"
-
-
-@strawberry.enum
-class VisibilityEnum(Enum):
-    PUBLIC = "public"
-    PRIVATE = "private"
+from .types import (
+    GameInfo,
+    GameView,
+    RoundResultType,
+    SeatType,
+    TableStatusEnum,
+    TableUpdate,
+    VisibilityEnum,
+    game_view,
+)
 
 
 def _update_of(entry, seat: int | None, status: str, view_payload=None) -> TableUpdate:
@@ -61,6 +55,7 @@ class TableType:
     deadline: datetime | None
     turn_clock_seconds: int
     allow_spectators: bool
+    spectators_may_chat: bool
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -83,6 +78,7 @@ class TableType:
             seat_count=table.seat_count, options=table.options, version=table.version,
             last_seq=table.last_seq, round_number=table.round_number, deadline=table.deadline,
             turn_clock_seconds=table.turn_clock_seconds, allow_spectators=table.allow_spectators,
+            spectators_may_chat=table.spectators_may_chat,
             created_at=table.created_at, started_at=table.started_at,
             finished_at=table.finished_at, result=table.result,
             creator=PlayerType.of(table.creator),
@@ -162,7 +158,7 @@ class CreateTableInput:
 class LobbyUpdate:
     table_id: strawberry.ID
     game: str
-    status: str
+    status: TableStatusEnum
 
 
 async def _table_payload(info: Info, fn, **kwargs) -> TablePayload:
@@ -281,7 +277,9 @@ class Mutation:
         try:
             player = require_viewer(info)
             engine_action = to_engine(action)
-            result = await database_sync_to_async(services.act)(
+            # Not thread-sensitive: each move is its own transaction, so moves of different
+            # tables need not queue behind each other on one thread.
+            result = await database_sync_to_async(services.act, thread_sensitive=False)(
                 player=player, table_id=_id(table_id), action=engine_action,
                 expected_version=expected_version, idempotency_key=idempotency_key)
         except DomainError as exc:
@@ -360,5 +358,6 @@ class Subscription:
                 if game and message.get("game") != game:
                     continue
                 yield LobbyUpdate(table_id=strawberry.ID(str(message["table"])),
-                                  game=message["game"], status=message["status"])
+                                  game=message["game"],
+                                  status=TableStatusEnum(message["status"]))
 

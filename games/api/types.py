@@ -8,6 +8,7 @@ whole view as JSON for anything a frontend wants beyond them.
 from __future__ import annotations
 
 from datetime import datetime
+from enum import Enum
 from typing import Annotated, Any, Union
 
 import strawberry
@@ -98,6 +99,20 @@ def game_view(payload: dict | None):
         **{key: data.get(key) for key in fields}, raw=data)
 
 
+@strawberry.enum
+class TableStatusEnum(Enum):
+    OPEN = "open"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+@strawberry.enum
+class VisibilityEnum(Enum):
+    PUBLIC = "public"
+    PRIVATE = "private"
+
+
 @strawberry.type(description="One thing that happened; `data` holds its fields (RULES.md names).")
 class GameEvent:
     type: str
@@ -112,7 +127,7 @@ class TableUpdate:
     seq: int
     kind: str
     version: int
-    status: str
+    status: TableStatusEnum
     events: list[GameEvent]
     view: GameView | None = strawberry.field(
         description="The viewer's view after this change (null in a replay but the last).")
@@ -121,7 +136,7 @@ class TableUpdate:
     def of(cls, table_id: int, seq: int, kind: str, version: int, status: str,
            events: list[dict], view_payload: dict | None) -> TableUpdate:
         return cls(table_id=strawberry.ID(str(table_id)), seq=seq, kind=kind, version=version,
-                   status=status,
+                   status=TableStatusEnum(status),
                    events=[GameEvent(type=e["type"], data={k: v for k, v in e.items()
                                                             if k != "type"}) for e in events],
                    view=game_view(view_payload))

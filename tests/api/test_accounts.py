@@ -218,3 +218,15 @@ async def test_legacy_graphql_ws_protocol_is_not_offered(guest_token):
     connected, _ = await comm.connect()
     assert not connected or (await comm.receive_output(timeout=5))["type"] == "websocket.close"
     await comm.disconnect()
+
+
+def test_cors_preflight_allows_configured_origins_only(client, settings):
+    settings.CORS_ALLOWED_ORIGINS = ["https://cards.example"]
+    ok = client.options("/graphql/", headers={"Origin": "https://cards.example",
+                                               "Access-Control-Request-Method": "POST",
+                                               "Access-Control-Request-Headers": "authorization,content-type"})
+    assert ok.headers["access-control-allow-origin"] == "https://cards.example"
+    assert "authorization" in ok.headers["access-control-allow-headers"]
+    other = client.options("/graphql/", headers={"Origin": "https://evil.example",
+                                                  "Access-Control-Request-Method": "POST"})
+    assert "access-control-allow-origin" not in other.headers

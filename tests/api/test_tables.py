@@ -126,9 +126,9 @@ def test_each_seat_sees_its_own_hand_and_legal_actions_only(alice, bob, gql):
     table_id = two_player_table(alice, bob)
     a = alice(VIEW, {"id": table_id})["table"]["view"]
     b = bob(VIEW, {"id": table_id})["table"]["view"]
-    assert a["__typename"] == "KatoView" and a["seat"] == 0 and len(a["hand"]) == 7
-    assert b["seat"] == 1 and b["hand"] != a["hand"] or b["hand"] == a["hand"]
-    assert a["handCounts"] == b["handCounts"]
+    assert a["__typename"] == "KatoView" and a["seat"] == 0
+    assert len(a["hand"]) == a["handCounts"][0] and len(b["hand"]) == b["handCounts"][1]
+    assert b["seat"] == 1 and a["handCounts"] == b["handCounts"]
     actor = alice if 0 in a["actors"] else bob
     other = bob if actor is alice else alice
     assert other(VIEW, {"id": table_id})["table"]["view"]["legalActions"] == []
@@ -207,9 +207,14 @@ def test_same_idempotency_key_applies_once_and_answers_the_same(alice, bob):
 
 def test_events_query_redacts_other_seats_cards(alice, bob):
     table_id = two_player_table(alice, bob)
-    view = alice(VIEW, {"id": table_id})["table"]["view"]
-    actor, other = (alice, bob) if 0 in view["actors"] else (bob, alice)
-    actor(ACT, {"id": table_id, "a": {"draw": True}, "v": 1})
+    for _ in range(10):  # until someone draws (a wild turned up asks for a colour first)
+        table = alice(VIEW, {"id": table_id})["table"]
+        actor, other = (alice, bob) if 0 in table["view"]["actors"] else (bob, alice)
+        legal = actor(VIEW, {"id": table_id})["table"]["view"]["legalActions"]
+        move = {"draw": True} if {"draw": True} in legal else legal[0]
+        assert actor(ACT, {"id": table_id, "a": move, "v": table["version"]})["act"]["errors"] == []
+        if move == {"draw": True}:
+            break
     q = 'query($id: ID!) { table(id: $id) { events(afterSeq: 0) { seq kind events { type data } } } }'
     mine = actor(q, {"id": table_id})["table"]["events"]
     theirs = other(q, {"id": table_id})["table"]["events"]

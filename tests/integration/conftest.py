@@ -32,6 +32,9 @@ def service_env(**extra) -> dict:
     env = {**os.environ, "DATABASE_URL": url, "SECRET_KEY": "integration",
            "BOT_PAUSE_SECONDS": "0", "ROUND_PAUSE_SECONDS": "0",
            "PYTHONUNBUFFERED": "1", "SWEEP_SECONDS": "1",
+           # The test server speaks plain http: admin session and CSRF cookies must not be
+           # marked Secure, or clients would never send them back.
+           "SECURE_COOKIES": "0",
            "DJANGO_SETTINGS_MODULE": "config.settings"}
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
     env.update({k: str(v) for k, v in extra.items()})

@@ -81,15 +81,28 @@ class Seat:
     async def play(self, until_seq: int | None = None, timeout: float = 60):
         """Consume updates and act on them until the table ends (or ``until_seq``)."""
         while True:
-            update = (await self.sub.next(timeout=timeout))["tableEvents"]
+            try:
+                update = (await self.sub.next(timeout=timeout))["tableEvents"]
+            except TimeoutError:
+                raise AssertionError(await self.diagnose()) from None
             self.updates.append(update)
-            if update["status"] in ("FINISHED", "ABORTED", "finished", "aborted"):
+            if update["status"] in ("FINISHED", "ABORTED"):
                 return
             if until_seq is not None and update["seq"] >= until_seq:
                 return
             view = update["view"]
             if view and view["legalActions"] and view["seat"] in view["actors"]:
                 await self.act(view, update["version"])
+
+    async def diagnose(self) -> str:
+        """What the server says when no update came: tells a lost message from a stall."""
+        data = await self.http(
+            'query($id: ID!) { table(id: $id) { status version lastSeq view { __typename '
+            '... on KatoView { actors seat } ... on KarmaView { actors seat } '
+            '... on AetschView { actors seat } ... on KrassKariertView { actors seat } } } }',
+            {"id": self.table_id})
+        return (f"no update for a while: last seq seen {self.last_seq}, server has "
+                f"{data['table']}")
 
     def choose(self, view: dict) -> dict:
         """Mostly play when possible (and call where the game has calls), so matches end in
