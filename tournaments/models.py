@@ -87,6 +87,8 @@ class Registration(models.Model):
     status = models.CharField(max_length=14, choices=RegistrationStatus.choices,
                               default=RegistrationStatus.REGISTERED)
     reason = models.CharField(max_length=300, blank=True)
+    seed = models.PositiveIntegerField(null=True, blank=True,
+                                       help_text="1 = best; fixed at the start.")
     waiting_since = models.DateTimeField(null=True, blank=True,
                                          help_text="Arena: waiting for a table since.")
     created_at = models.DateTimeField(auto_now_add=True)

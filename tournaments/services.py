@@ -330,6 +330,7 @@ def tournament_start(*, actor: Player | None, tournament_id) -> Tournament:
     if t.format == Format.ARENA:
         t.ends_at = now + timedelta(minutes=t.duration_minutes or 0)
     t.save(update_fields=["status", "started_at", "rounds", "ends_at"])
+    _seeds_fix(t)
     _publish(t, "started")
     _standings_refresh(t)
     if t.format == Format.ARENA:
@@ -345,13 +346,25 @@ def tournament_start(*, actor: Player | None, tournament_id) -> Tournament:
 
 
 def seed_order(t: Tournament) -> list[int]:
-    """Registered players, best first: by rating in this game, ties by a draw from the
-    tournament's seed (so the first round is deterministic given the seed)."""
-    ids = list(t.registrations.order_by("created_at", "id").values_list("player_id", flat=True))
+    """Registered players, best first. Fixed at the start (``Registration.seed``) from the
+    ratings in this game, ties drawn from the tournament's seed, so the first round is
+    deterministic given the seed and seeds do not move while ratings do. Later arena
+    entrants come after, in order of registration."""
+    regs = list(t.registrations.order_by("created_at", "id").values_list("player_id", "seed"))
+    if any(seed is not None for _, seed in regs):
+        order = {p: i for i, (p, _) in enumerate(regs)}
+        return [p for p, _ in sorted(regs, key=lambda r: (r[1] is None, r[1] or 0,
+                                                          order[r[0]]))]
+    ids = [p for p, _ in regs]
     ordinal = dict(Rating.objects.filter(game=t.game, player_id__in=ids)
                    .values_list("player_id", "ordinal"))
     draw = {p: random.Random(f"{t.seed}:{p}").random() for p in ids}
     return sorted(ids, key=lambda p: (-ordinal.get(p, 0.0), draw[p]))
+
+
+def _seeds_fix(t: Tournament) -> None:
+    for rank, player_id in enumerate(seed_order(t), start=1):
+        Registration.objects.filter(tournament=t, player_id=player_id).update(seed=rank)
 
 
 def _active_ids(t: Tournament) -> set[int]:

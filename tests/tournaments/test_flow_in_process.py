@@ -28,6 +28,10 @@ def test_swiss_kato_of_bots_runs_to_final_standings():
     assert [s.rank for s in standings] == list(range(1, 9))
     assert all(s.matches == 2 for s in standings)
     assert Rating.objects.filter(game="kato", matches=2).count() == 8
+    # Seeds were fixed at the start; the ratings that moved since do not reorder them.
+    seeds = dict(t.registrations.values_list("player_id", "seed"))
+    assert sorted(seeds.values()) == list(range(1, 9))
+    assert services.seed_order(t) == sorted(seeds, key=seeds.get)
 
 
 def test_bots_fill_the_seats_of_byes_when_allowed():
