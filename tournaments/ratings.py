@@ -19,6 +19,7 @@ from django.db import IntegrityError, transaction
 from openskill.models import PlackettLuce
 
 from games import selectors as game_selectors
+from games.errors import GameError
 
 from .models import RatedMatch, Rating, RatingChange, TournamentTable
 
@@ -52,7 +53,7 @@ def ratings_record_table(*, table_id: int) -> bool:
     """Update the ratings of a finished match's players from its placings."""
     try:
         table = game_selectors.table_get(table_id)
-    except Exception:  # noqa: BLE001 - GameError: gone
+    except GameError:  # gone
         return False
     players = rated_players(table)
     if not players:

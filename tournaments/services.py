@@ -23,6 +23,8 @@ from accounts.models import Player
 from games import selectors as game_selectors
 from games import services as game_services
 from games.bots import BOTS
+from games.engine import InvalidOptions
+from games.errors import GameError
 
 from . import formats, realtime
 from .errors import TournamentError
@@ -85,10 +87,9 @@ def tournament_create(*, organiser: Player, name: str, game: str, format: str,
     engine = game_services.get_engine(game)
     try:
         options = engine.validate_options(options)
-    except Exception as exc:  # InvalidOptions: the engine's typed error
-        raise TournamentError(getattr(exc, "code", "invalid_options"), str(exc),
-                              field=f"options.{exc.field}" if getattr(exc, "field", None)
-                              else "options") from None
+    except InvalidOptions as exc:
+        raise TournamentError(exc.code, exc.message,
+                              field=f"options.{exc.field}" if exc.field else "options") from None
     if format not in formats.FORMATS:
         raise TournamentError("invalid_format", f"formats: {', '.join(formats.FORMATS)}",
                               field="format")
@@ -209,7 +210,7 @@ def _withdraw(t: Tournament, reg: Registration, status: str, reason: str) -> Non
             if reg.player_id in link.players:
                 try:
                     game_services.table_leave(player=reg.player, table_id=link.table_id)
-                except Exception:  # noqa: BLE001 - GameError: the match ended meanwhile
+                except GameError:  # the match ended meanwhile
                     pass
         _standings_refresh(t)
     _publish(t, "registrations_changed")
