@@ -29,6 +29,9 @@ from games.api.moderation import Query as ModerationQuery
 from games.api.schema import Mutation as GamesMutation
 from games.api.schema import Query as GamesQuery
 from games.api.schema import Subscription as GamesSubscription
+from tournaments.api.schema import Mutation as TournamentsMutation
+from tournaments.api.schema import Query as TournamentsQuery
+from tournaments.api.schema import Subscription as TournamentsSubscription
 
 log = logging.getLogger("stapel.graphql")
 
@@ -78,9 +81,10 @@ class StapelMaskErrors(MaskErrors):
         return out
 
 
-Query = merge_types("Query", (AccountsQuery, GamesQuery, ModerationQuery))
-Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, ModerationMutation))
-Subscription = merge_types("Subscription", (GamesSubscription,))
+Query = merge_types("Query", (AccountsQuery, GamesQuery, ModerationQuery, TournamentsQuery))
+Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, ModerationMutation,
+                                    TournamentsMutation))
+Subscription = merge_types("Subscription", (GamesSubscription, TournamentsSubscription))
 
 schema = strawberry.Schema(
     query=Query,

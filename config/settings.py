@@ -198,6 +198,9 @@ if not DEBUG and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
 
 CELERY_BEAT_SCHEDULE = {
     "games-sweep": {"task": "games.sweep", "schedule": env_float("SWEEP_SECONDS", 5.0)},
+    # Registration windows, starts on time, arena ends, and results whose task was lost.
+    "tournaments-tick": {"task": "tournaments.tick",
+                         "schedule": env_float("TOURNAMENT_TICK_SECONDS", 5.0)},
 }
 
 # Table chat: at most N messages per player every S seconds ("N/S").

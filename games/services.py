@@ -297,6 +297,40 @@ def bot_add(*, player: Player, table_id, level: str = "heuristic",
 
 
 @transaction.atomic
+def table_create_seated(*, creator: Player, game: str, options: dict | None,
+                        players: list[Player], bots: int = 0, bot_level: str = "heuristic",
+                        turn_clock_seconds: int | None = None, start: bool = True) -> Table:
+    """A table with its players already seated in the given order (a tournament's round);
+    ``bots`` more seats go to bots of ``bot_level``. Players that are bots play as bots.
+    Started at once unless ``start`` is False; the system (not ``creator``) starts it."""
+    if bot_level not in BOTS.get(game, {}):
+        raise GameError("invalid_bot_level", f"no bot level '{bot_level}' for {game}",
+                        field="botLevel")
+    table = table_create(creator=creator, game=game, options=options,
+                         seat_count=len(players) + bots, turn_clock_seconds=turn_clock_seconds,
+                         join=False)
+    table = _lock(table.pk)
+    table.tournament_table = True
+    events = []
+    for position, player in enumerate(players):
+        Seat.objects.create(table=table, position=position, player=player,
+                            is_bot=player.is_bot, bot_level=player.bot_level if player.is_bot
+                            else "")
+        events.append(_seat_event("seat_taken", position, player))
+    bot = bot_player(bot_level) if bots else None
+    for position in range(len(players), len(players) + bots):
+        Seat.objects.create(table=table, position=position, player=bot, is_bot=True,
+                            bot_level=bot_level)
+        events.append(_seat_event("seat_taken", position, bot, bot_level=bot_level))
+    entry = _append(table, kind=LogKind.SEATS, events=events)
+    table.save(update_fields=["last_seq", "tournament_table"])
+    _publish_on_commit(table, entry)
+    if start:
+        table = table_start(player=None, table_id=table.pk)
+    return table
+
+
+@transaction.atomic
 def bot_remove(*, player: Player, table_id, position: int) -> Table:
     table = _lock(table_id)
     _require_creator(table, player)

@@ -116,3 +116,25 @@ def celery_worker_proc(live_server_url, artifacts_dir):
     proc = start_worker(artifacts_dir, service_env())
     yield proc
     proc.stop()
+
+
+SETTLING_TASKS = (b'"games.round_end"', b'"tournaments.')
+
+
+@pytest.fixture(autouse=True)
+def _worker_settles(request):
+    """After a test with a worker, wait (briefly) for the work a finished match sets off: the
+    round end and the rating/tournament task it queues on commit. The database flush that
+    follows takes exclusive locks on every table and would deadlock with them."""
+    yield
+    if "celery_worker_proc" not in request.fixturenames:
+        return
+    import redis
+
+    r = redis.Redis.from_url(os.environ["REDIS_URL"])
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        pending = r.lrange("celery", 0, -1) + list(r.hvals("unacked"))
+        if not any(name in message for message in pending for name in SETTLING_TASKS):
+            return
+        time.sleep(0.05)

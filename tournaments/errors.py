@@ -1,0 +1,15 @@
+"""Expected failures of tournaments. Codes are stable: frontends switch on them.
+
+``not_found``, ``not_organiser``, ``registration_closed``, ``tournament_full``,
+``already_registered``, ``not_registered``, ``disqualified``, ``banned``, ``already_started``,
+``not_enough_players``, ``invalid_format``, ``invalid_table_size``, ``invalid_rounds``,
+``invalid_advance``, ``invalid_duration``, ``invalid_schedule``, ``invalid_turn_clock``,
+``invalid_bot_level``, ``invalid_name``, plus the games codes for options (``unknown_game``,
+``invalid_options``...).
+"""
+
+from accounts.errors import DomainError
+
+
+class TournamentError(DomainError):
+    code = "tournament_error"

@@ -1,0 +1,34 @@
+"""Celery: what tournaments do by themselves. Tasks take ids, re-read rows and do nothing
+when the world has moved on, so they may run twice (``acks_late``)."""
+
+from celery import shared_task
+from django.db import OperationalError
+
+from . import ratings, services
+
+IDEMPOTENT = {"acks_late": True, "reject_on_worker_lost": True,
+              "autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 5}
+
+
+@shared_task(name="tournaments.table_finished", **IDEMPOTENT)
+def table_finished(table_id: int) -> bool:
+    """A match ended: ratings first, then the tournament it belongs to (if any)."""
+    rated = ratings.ratings_record_table(table_id=table_id)
+    advanced = services.tournament_table_finished(table_id=table_id)
+    return rated or advanced
+
+
+@shared_task(name="tournaments.tick", **IDEMPOTENT)
+def tick() -> int:
+    return services.tournament_tick()
+
+
+@shared_task(name="tournaments.start", **IDEMPOTENT)
+def start(tournament_id: int) -> bool:
+    from .errors import TournamentError
+
+    try:
+        services.tournament_start(actor=None, tournament_id=tournament_id)
+    except TournamentError:
+        return False
+    return True
