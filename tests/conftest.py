@@ -6,6 +6,13 @@ import logging
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# Locally hypothesis explores new examples on every run; CI runs a fixed set, so a landing
+# never depends on the luck of the draw (a failure found locally is kept in .hypothesis/).
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 REAL_SERVICES = bool(os.environ.get("DATABASE_URL")) and bool(os.environ.get("REDIS_URL"))
 

@@ -57,7 +57,7 @@ def eager(state, seat, legal, rnd):
 @given(players=st.integers(2, 10), seed=st.integers(0, 2**32), opts=options())
 def test_random_matches_conserve_cards_apply_every_legal_action_end_and_replay(
         players, seed, opts):
-    state, history = random_match(KATO, players, seed, opts, choose=eager, max_steps=6000)
+    state, history = random_match(KATO, players, seed, opts, choose=eager, max_steps=30_000)
     assert KATO.is_over(state)
     assert replay(KATO, players, seed, opts, history) == state
 
