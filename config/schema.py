@@ -5,18 +5,20 @@ validation caches make the repeated operations of real clients cheap to run. Une
 exceptions are masked; typed domain errors and GraphQL validation errors pass with a code.
 """
 
+import functools
 import logging
 
 import strawberry
 from django.conf import settings
 from graphql.error import GraphQLError
 from strawberry.extensions import (
+    AddValidationRules,
     MaskErrors,
-    MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
-    QueryDepthLimiter,
     ValidationCache,
+    max_aliases,
+    query_depth_limiter,
 )
 from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
@@ -81,6 +83,25 @@ class StapelMaskErrors(MaskErrors):
         return out
 
 
+@functools.cache
+def _limit_rules(max_depth: int, max_aliases_count: int) -> tuple:
+    return (query_depth_limiter.create_validator(max_depth, None, None),
+            max_aliases.create_validator(max_aliases_count))
+
+
+class QueryLimits(AddValidationRules):
+    """Strawberry's depth and alias limiters, with their rule classes made once.
+
+    ``QueryDepthLimiter`` and ``MaxAliasesLimiter`` build a new rule class for every request,
+    and the validation cache is keyed by the rule classes, so with them every request was
+    validated afresh (a third of a move's CPU time). The same rules, built once, keep the
+    cache hitting."""
+
+    def __init__(self) -> None:
+        super().__init__(list(_limit_rules(settings.GRAPHQL_MAX_DEPTH,
+                                           settings.GRAPHQL_MAX_ALIASES)))
+
+
 Query = merge_types("Query", (AccountsQuery, GamesQuery, ModerationQuery, TournamentsQuery))
 Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, ModerationMutation,
                                     TournamentsMutation))
@@ -92,9 +113,8 @@ schema = strawberry.Schema(
     subscription=Subscription,
     config=StrawberryConfig(disable_field_suggestions=not settings.DEBUG),
     extensions=[
-        lambda: QueryDepthLimiter(max_depth=settings.GRAPHQL_MAX_DEPTH),
+        QueryLimits,
         lambda: MaxTokensLimiter(max_token_count=settings.GRAPHQL_MAX_TOKENS),
-        lambda: MaxAliasesLimiter(max_alias_count=settings.GRAPHQL_MAX_ALIASES),
         lambda: ParserCache(maxsize=512),
         lambda: ValidationCache(maxsize=512),
         StapelMaskErrors,
