@@ -261,7 +261,7 @@ async def main_async(args, url, env):
     print(f"trivial mutation over HTTP ({args.trivial_clients} clients): "
           f"{await trivial_rate(url, args.trivial_clients, args.seconds):,.0f}/s")
     for n in args.tables:
-        for over_socket in (False, True):
+        for over_socket in ((True,) if args.only_socket else (False, True)):
             rate, lat = await play_tables(url, n, args.seconds, over_socket)
             how = "websocket" if over_socket else "HTTP"
             print(f"{n:>3} tables, moves over {how:<9}: {rate:8,.0f} persisted moves/s, "
@@ -282,6 +282,7 @@ def main():
     parser.add_argument("--trivial-clients", type=int, default=8)
     parser.add_argument("--bot-samples", type=int, default=200)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only-socket", action="store_true")
     args = parser.parse_args()
     if args.quick:
         args.seconds, args.tables, args.bot_samples = 4, [8], 30
