@@ -258,8 +258,9 @@ def pgbench_rate(env: dict, clients: int, seconds: int) -> float:
 
 
 async def main_async(args, url, env):
-    print(f"trivial mutation over HTTP ({args.trivial_clients} clients): "
-          f"{await trivial_rate(url, args.trivial_clients, args.seconds):,.0f}/s")
+    if args.trivial_clients:
+        print(f"trivial mutation over HTTP ({args.trivial_clients} clients): "
+              f"{await trivial_rate(url, args.trivial_clients, args.seconds):,.0f}/s")
     for n in args.tables:
         for over_socket in ((True,) if args.only_socket else (False, True)):
             rate, lat = await play_tables(url, n, args.seconds, over_socket)
