@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,7 +42,7 @@ def prepare_env() -> dict:
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/stapel")
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0").rsplit("/", 1)[0] + "/7"
     db_url = base.rsplit("/", 1)[0] + "/" + BENCH_DB
-    subprocess.run(["psql", base, "-qc", f"DROP DATABASE IF EXISTS {BENCH_DB}"], check=True)
+    subprocess.run(["psql", base, "-qc", f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)"], check=True)
     subprocess.run(["psql", base, "-qc", f"CREATE DATABASE {BENCH_DB}"], check=True)
     env = {**os.environ, "DATABASE_URL": db_url, "REDIS_URL": redis_url,
            "SECRET_KEY": "bench", "BOT_PAUSE_SECONDS": "0", "ROUND_PAUSE_SECONDS": "0",
@@ -296,8 +295,7 @@ def main():
     finally:
         worker.stop()
         server.stop()
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; "
-          f"{statistics.__name__ and 'figures above'}")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
