@@ -107,7 +107,14 @@ Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, ModerationM
                                     TournamentsMutation))
 Subscription = merge_types("Subscription", (GamesSubscription, TournamentsSubscription))
 
-schema = strawberry.Schema(
+class StapelSchema(strawberry.Schema):
+    def process_errors(self, errors, execution_context=None) -> None:
+        """Log unexpected errors only: a refused token or a typed domain error is an answer,
+        not a server fault, and must not fill the logs with tracebacks."""
+        super().process_errors([e for e in errors if not _expected(e)], execution_context)
+
+
+schema = StapelSchema(
     query=Query,
     mutation=Mutation,
     subscription=Subscription,

@@ -230,3 +230,10 @@ def test_cors_preflight_allows_configured_origins_only(client, settings):
     other = client.options("/graphql/", headers={"Origin": "https://evil.example",
                                                   "Access-Control-Request-Method": "POST"})
     assert "access-control-allow-origin" not in other.headers
+
+
+def test_expected_errors_leave_no_traceback_in_the_log(gql, caplog):
+    with caplog.at_level("ERROR"):
+        gql.raw("{ apiTokens { id } }")  # unauthenticated: a typed error, not a fault
+        gql.raw("{ nope }")
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
