@@ -15,11 +15,16 @@ A match moves ratings at most once (``RatedMatch`` per table), so the task may r
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from games import selectors as game_selectors
 from games.errors import GameError
+from games.models import Seat, Table
 
 from .models import RatedMatch, Rating, RatingChange, TournamentTable
 
@@ -91,3 +96,18 @@ def ratings_record_table(*, table_id: int) -> bool:
             rating.matches += 1
             rating.save(update_fields=["mu", "sigma", "ordinal", "matches", "updated_at"])
     return True
+
+
+def ratings_sweep(*, now=None, window=timedelta(days=1), grace=timedelta(seconds=30),
+                  limit: int = 100) -> int:
+    """Rate the finished matches whose rating task was lost (a killed worker): those of the
+    last ``window`` that should be rated and are not, once ``grace`` has passed."""
+    now = now or timezone.now()
+    bot_seat = Seat.objects.filter(table=OuterRef("pk"), is_bot=True)
+    rated_link = TournamentTable.objects.filter(table=OuterRef("pk"),
+                                                round__tournament__rated=True)
+    due = (Table.objects.filter(status="finished", finished_at__gte=now - window,
+                                finished_at__lt=now - grace, rated_match__isnull=True)
+           .filter(Q(Exists(rated_link)) | ~Exists(bot_seat))
+           .order_by("finished_at").values_list("pk", flat=True)[:limit])
+    return sum(ratings_record_table(table_id=table_id) for table_id in list(due))

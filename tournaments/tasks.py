@@ -20,7 +20,7 @@ def table_finished(table_id: int) -> bool:
 
 @shared_task(name="tournaments.tick", **IDEMPOTENT)
 def tick() -> int:
-    return services.tournament_tick()
+    return services.tournament_tick() + ratings.ratings_sweep()
 
 
 @shared_task(name="tournaments.start", **IDEMPOTENT)

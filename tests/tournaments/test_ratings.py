@@ -50,3 +50,20 @@ def test_aborted_table_is_not_rated():
                                               players=[alice, bob])
     game_services.table_abort(actor=None, table_id=table.pk)
     assert ratings.ratings_record_table(table_id=table.pk) is False
+
+
+def test_the_sweep_rates_a_finished_match_whose_task_was_lost():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    alice, bob = person("alice"), person("bob")
+    rated = finished_table([alice, bob], [1, 2])
+    with_bot = finished_table([alice, bob], [1, 2, 3], bots=1)
+    fresh = finished_table([bob, alice], [1, 2])
+    Table.objects.filter(pk__in=[rated, with_bot]).update(
+        finished_at=timezone.now() - timedelta(minutes=5))
+    Table.objects.filter(pk=fresh).update(finished_at=timezone.now())  # its task may still run
+    assert ratings.ratings_sweep() == 1
+    assert list(RatedMatch.objects.values_list("table_id", flat=True)) == [rated]
+    assert ratings.ratings_sweep() == 0  # nothing left, and nothing twice
