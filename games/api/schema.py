@@ -297,10 +297,16 @@ def _watch(table_id, player) -> None:
 
 def _replay(table_id: int, player, after_seq: int):
     """Missed entries after ``after_seq``, redacted for the seat the player holds now, and
-    their current view, read together."""
+    the current view.
+
+    The log is read before the table: the table's ``last_seq`` is then at least every entry
+    read, so the view is attached only to the entry it belongs to (a change committed
+    between the two reads makes the caller read again). Read the other way round, a
+    change committing in between was replayed without its view and its live message was
+    skipped as already seen: the client waited for ever."""
+    entries = selectors.log_after(table_id, after_seq)
     table = selectors.table_get(table_id)
     seat = selectors.viewer_seat(table, player)
-    entries = selectors.log_after(table_id, after_seq)
     return entries, seat, table.status, services.view_for(table, seat), table.last_seq
 
 

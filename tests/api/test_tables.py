@@ -241,3 +241,26 @@ def test_leave_before_start_frees_the_seat_and_during_play_hands_it_to_a_bot(ali
     seats = bob(q, {"id": table_id})["leaveTable"]["table"]["seats"]
     assert seats[1]["takenOverByBot"]
     scheduling.wait_idle(timeout=10)
+
+
+def test_replay_never_returns_an_entry_newer_than_its_view(alice, bob, monkeypatch):
+    """A change committing while a subscription reads the log must not be replayed without
+    its view (its live message is then skipped as already seen, and the client waits)."""
+    from accounts.models import Player
+    from games import selectors, services
+    from games.api import schema as games_schema
+
+    table = create(alice, seatCount=2)["table"]
+    bob(JOIN, {"id": table["id"]})
+    creator = Player.objects.get(pk=Table.objects.get(pk=table["id"]).creator_id)
+    original = selectors.log_after
+
+    def log_after_while_the_table_starts(table_id, after_seq, *args):
+        monkeypatch.setattr(selectors, "log_after", original)
+        services.table_start(player=creator, table_id=table_id)  # commits mid-replay
+        return original(table_id, after_seq, *args)
+
+    monkeypatch.setattr(selectors, "log_after", log_after_while_the_table_starts)
+    entries, seat, status, view, last_seq = games_schema._replay(table["id"], creator, 0)
+    assert entries[-1].seq <= last_seq
+    assert entries[-1].kind == "start" and entries[-1].seq == last_seq and view is not None
