@@ -155,6 +155,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Several deployments (or test runs) may share one broker on separate queues.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_TASK_ACKS_LATE = False  # per task: only idempotent tasks ack late
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # Long timers live in the database and are swept by beat, so no countdown in the broker ever

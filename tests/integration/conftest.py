@@ -103,9 +103,9 @@ def artifacts_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def live_server_url(django_db_setup, django_db_blocker, artifacts_dir):
-    import redis
+    from tests import resources
 
-    redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
+    resources.redis_reset()
     proc, url = start_server(artifacts_dir, service_env())
     yield url
     proc.stop()
@@ -129,9 +129,9 @@ def _worker_settles(request):
     yield
     if "celery_worker_proc" not in request.fixturenames:
         return
-    import redis
+    from tests import resources
 
-    r = redis.Redis.from_url(os.environ["REDIS_URL"])
+    r = resources.redis_claim(resources.redis_url())
     end = time.monotonic() + 5
     while time.monotonic() < end:
         pending = r.lrange("celery", 0, -1) + list(r.hvals("unacked"))
