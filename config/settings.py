@@ -199,6 +199,9 @@ if not DEBUG and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
 
+# With tasks in-process (the embedded default) the web process does beat's work as well
+# (games/scheduling.py); with a broker, run exactly one `celery beat`.
+STAPEL_IN_PROCESS_BEAT = env_bool("IN_PROCESS_BEAT", default=CELERY_TASK_ALWAYS_EAGER)
 CELERY_BEAT_SCHEDULE = {
     "games-sweep": {"task": "games.sweep", "schedule": env_float("SWEEP_SECONDS", 5.0)},
     # Registration windows, starts on time, arena ends, and results whose task was lost.

@@ -8,3 +8,5 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 STAPEL_BOT_PAUSE_SECONDS = 0
 STAPEL_ROUND_PAUSE_SECONDS = 0
+# Tests call the periodic services themselves; a background beat would race their data.
+STAPEL_IN_PROCESS_BEAT = False
