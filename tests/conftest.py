@@ -74,6 +74,14 @@ def guest_token(gql):
 
 
 @pytest.fixture(autouse=True)
+def _rate_limits_reset():
+    """Each test starts with fresh rate-limit counters (config/ratelimit.py)."""
+    from config import ratelimit
+
+    ratelimit.reset()
+
+
+@pytest.fixture(autouse=True)
 def _drain_in_process_tasks():
     """Tasks queued in-process (bots, round ends) finish before the test's data goes."""
     yield

@@ -35,6 +35,10 @@ def service_env(**extra) -> dict:
            # The test server speaks plain http: admin session and CSRF cookies must not be
            # marked Secure, or clients would never send them back.
            "SECURE_COOKIES": "0",
+           # Every client of the test servers comes from 127.0.0.1 (see config/test_settings).
+           **{f"RATE_LIMIT_{name}": "100000 per minute" for name in (
+               "CREATE_GUEST", "REGISTER", "LOGIN_ADDRESS", "CREATE_TABLE", "WS_CONNECT",
+               "WS_OPERATION", "TOKEN", "ADDRESS")},
            "DJANGO_SETTINGS_MODULE": "config.settings"}
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
     env.update({k: str(v) for k, v in extra.items()})
