@@ -44,6 +44,16 @@ def _error_response(exc: AuthError) -> HttpResponse:
     return response
 
 
+def _capped(encoded: str | bytes, refuse) -> str | bytes:
+    """A response over GRAPHQL_MAX_RESPONSE_BYTES is replaced by a typed refusal: the cost
+    estimate bounds the work, this bounds what one answer may put on the wire."""
+    if len(encoded) <= settings.GRAPHQL_MAX_RESPONSE_BYTES:
+        return encoded
+    error = {"message": f"the answer is over {settings.GRAPHQL_MAX_RESPONSE_BYTES} bytes: ask "
+                        "for fewer items", "extensions": {"code": "response_too_large"}}
+    return json.dumps(refuse(error))
+
+
 def _authenticate(header: str | None):
     raw = account_services.bearer_token(header)
     return account_services.player_for_token(raw) if raw is not None else None
@@ -63,6 +73,10 @@ class GraphQLView(AsyncGraphQLView):
         return {"request": request, "response": response,
                 "player": getattr(request, "player", None)}
 
+    def encode_json(self, data):
+        return _capped(super().encode_json(data), lambda error: {"data": None,
+                                                                 "errors": [error]})
+
 
 graphql_view = csrf_exempt(GraphQLView.as_view(
     schema=schema, graphql_ide="graphiql" if settings.DEBUG else None))
@@ -81,6 +95,13 @@ class GraphQLWebsocketConsumer(GraphQLWSConsumer):
 
     async def get_context(self, request, response):
         return {"request": request, "ws": request, "player": self.player}
+
+    def encode_json(self, data):
+        encoded = super().encode_json(data)
+        if not (isinstance(data, dict) and data.get("type") == "next"):
+            return encoded
+        return _capped(encoded, lambda error: {"id": data.get("id"), "type": "next",
+                                               "payload": {"data": None, "errors": [error]}})
 
     async def on_ws_connect(self, context):
         params = context.get("connection_params") or {}

@@ -35,6 +35,8 @@ from tournaments.api.schema import Mutation as TournamentsMutation
 from tournaments.api.schema import Query as TournamentsQuery
 from tournaments.api.schema import Subscription as TournamentsSubscription
 
+from .cost import QueryCostLimiter
+
 log = logging.getLogger("stapel.graphql")
 
 EXPECTED = (DomainError,)
@@ -124,6 +126,7 @@ schema = StapelSchema(
         lambda: MaxTokensLimiter(max_token_count=settings.GRAPHQL_MAX_TOKENS),
         lambda: ParserCache(maxsize=512),
         lambda: ValidationCache(maxsize=512),
+        QueryCostLimiter,  # after the validation cache: it costs valid documents only
         StapelMaskErrors,
     ],
 )

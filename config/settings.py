@@ -171,6 +171,13 @@ STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
 GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
 GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))
 GRAPHQL_MAX_ALIASES = int(os.environ.get("GRAPHQL_MAX_ALIASES", 20))
+# Estimated work per request (config/cost.py): lower without a token.
+GRAPHQL_MAX_COST = int(os.environ.get("GRAPHQL_MAX_COST", 20000))
+GRAPHQL_MAX_COST_ANONYMOUS = int(os.environ.get("GRAPHQL_MAX_COST_ANONYMOUS", 5000))
+# A response bigger than this is refused with `response_too_large` (HTTP and websocket).
+GRAPHQL_MAX_RESPONSE_BYTES = int(os.environ.get("GRAPHQL_MAX_RESPONSE_BYTES", 4 * 1024 * 1024))
+# PostgreSQL cancels an API read that runs longer (config/reads.py); 0 turns it off.
+API_STATEMENT_TIMEOUT_MS = int(os.environ.get("API_STATEMENT_TIMEOUT_MS", 5000))
 WS_ALLOWED_ORIGINS = env_list("WS_ALLOWED_ORIGINS")  # empty: any origin (tokens, not cookies)
 WS_MAX_SUBSCRIPTIONS = int(os.environ.get("WS_MAX_SUBSCRIPTIONS", 20))
 

@@ -17,6 +17,7 @@ from strawberry.types import Info
 from accounts.api.types import PlayerType
 from accounts.errors import DomainError
 from config.api import UserError, require_viewer, viewer
+from config.reads import api_read
 from games import realtime, selectors, services
 from games.bots import BOTS
 from games.engine import GAMES
@@ -99,8 +100,7 @@ class TableType:
         if not selectors.may_watch(self._table, self._player, self.my_seat):
             return []
         limit = max(1, min(limit, selectors.MAX_REPLAY))
-        entries = await database_sync_to_async(selectors.log_after)(self._table.pk, after_seq,
-                                                                     limit)
+        entries = await api_read(selectors.log_after, self._table.pk, after_seq, limit)
         return [_update_of(e, self.my_seat, self._table.status) for e in entries]
 
     @strawberry.field
@@ -195,8 +195,9 @@ class Query:
             after_id = int(after) if after else None
         except ValueError:
             raise GameError("invalid_cursor", "unknown cursor", field="after") from None
-        rows = await database_sync_to_async(selectors.lobby)(
-            game=game, status=status.value if status else None, first=first + 1, after=after_id)
+        rows = await api_read(selectors.lobby, game=game,
+                              status=status.value if status else None, first=first + 1,
+                              after=after_id)
         items = [TableType.of(t, None) for t in rows[:first]]
         return TablePage(items=items,
                          next_cursor=str(rows[first - 1].pk) if len(rows) > first else None)
@@ -204,7 +205,7 @@ class Query:
     @strawberry.field(description="One table, with your view of its match.")
     async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
         try:
-            table = await database_sync_to_async(selectors.table_get)(id)
+            table = await api_read(selectors.table_get, id)
         except GameError:
             return None
         return TableType.of(table, viewer(info))
