@@ -18,9 +18,12 @@ import datetime as dt
 import json
 
 from channels.db import database_sync_to_async as sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from cross_web import HTTPException
 from django.conf import settings
 from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
+from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
 from strawberry.channels import GraphQLWSConsumer
 from strawberry.django.views import AsyncGraphQLView
 from strawberry.exceptions import ConnectionRejectionError
@@ -31,8 +34,10 @@ from accounts.errors import AuthError
 from games.realtime import PLAYER_CLOSE_TYPE, player_group
 
 from .schema import schema
+from .validation import BadRequest, decode_body, decode_request
+from .ws_protocol import CheckedTransportWSHandler
 
-__all__ = ["GraphQLWebsocketConsumer", "graphql_view", "player_group"]
+__all__ = ["GraphQLWebsocketConsumer", "RefuseWebsocket", "graphql_view", "player_group"]
 
 
 def _error_response(exc: AuthError) -> HttpResponse:
@@ -54,9 +59,27 @@ def _capped(encoded: str | bytes, refuse) -> str | bytes:
     return json.dumps(refuse(error))
 
 
+def _is_subscription(query, operation_name) -> bool:
+    if not isinstance(query, str) or "subscription" not in query:
+        return False  # cheap: no parse for the queries and mutations of real clients
+    try:
+        document = parse(query)
+    except GraphQLError:
+        return False  # the schema answers the syntax error
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    if operation_name:
+        operations = [d for d in operations if d.name and d.name.value == operation_name]
+    return len(operations) == 1 and operations[0].operation == OperationType.SUBSCRIPTION
+
+
 def _authenticate(header: str | None):
     raw = account_services.bearer_token(header)
     return account_services.player_for_token(raw) if raw is not None else None
+
+
+def _bad_request(message: str, code: str = "bad_request", status: int = 400) -> HttpResponse:
+    body = {"data": None, "errors": [{"message": message, "extensions": {"code": code}}]}
+    return HttpResponse(json.dumps(body), status=status, content_type="application/json")
 
 
 class GraphQLView(AsyncGraphQLView):
@@ -67,7 +90,30 @@ class GraphQLView(AsyncGraphQLView):
             request.player = await sync_to_async(_authenticate)(header) if header else None
         except AuthError as exc:
             return _error_response(exc)
-        return await super().dispatch(request, *args, **kwargs)
+        # Every refusal of the request itself is JSON with a code, never a text or HTML page.
+        try:
+            return await self.run(request=request)
+        except BadRequest as exc:
+            return _bad_request(exc.message, exc.code)
+        except HTTPException as exc:
+            code = "method_not_allowed" if exc.status_code == 405 else "bad_request"
+            return _bad_request(exc.reason, code, exc.status_code)
+
+    def decode_json(self, data):
+        return decode_request(data)
+
+    def _get_stream_transport(self, protocol):
+        return None  # no multipart or SSE subscriptions over HTTP: see execute_single
+
+    async def execute_single(self, request, request_adapter, sub_response, context,
+                             root_value, request_data):
+        # Subscriptions run over the websocket only: over HTTP their resolvers have no
+        # socket to listen on.
+        if _is_subscription(request_data.query, request_data.operation_name):
+            raise BadRequest("subscriptions need the websocket (graphql-transport-ws)",
+                             "subscription_over_http")
+        return await super().execute_single(request, request_adapter, sub_response, context,
+                                            root_value, request_data)
 
     async def get_context(self, request, response):
         return {"request": request, "response": response,
@@ -82,7 +128,16 @@ graphql_view = csrf_exempt(GraphQLView.as_view(
     schema=schema, graphql_ide="graphiql" if settings.DEBUG else None))
 
 
+class RefuseWebsocket(AsyncWebsocketConsumer):
+    """Websockets are served on /graphql/ only; closing before accepting answers 403."""
+
+    async def connect(self):
+        await self.close()
+
+
 class GraphQLWebsocketConsumer(GraphQLWSConsumer):
+    graphql_transport_ws_handler_class = CheckedTransportWSHandler
+
     def __init__(self, **kwargs):
         kwargs.setdefault("subscription_protocols", (GRAPHQL_TRANSPORT_WS_PROTOCOL,))
         kwargs.setdefault("connection_init_wait_timeout", dt.timedelta(seconds=10))
@@ -95,6 +150,19 @@ class GraphQLWebsocketConsumer(GraphQLWSConsumer):
 
     async def get_context(self, request, response):
         return {"request": request, "ws": request, "player": self.player}
+
+    def decode_json(self, data):
+        try:
+            return decode_body(data)
+        except BadRequest as exc:  # strawberry closes the socket with 4400 for this
+            raise json.JSONDecodeError(exc.message, "", 0) from None
+
+    async def receive(self, text_data=None, bytes_data=None):
+        # Frames are capped like HTTP bodies (the server's own cap is 16 MiB by default).
+        if len(text_data or bytes_data or "") > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+            await self.close(code=1009, reason="message too big")
+            return
+        await super().receive(text_data=text_data, bytes_data=bytes_data)
 
     def encode_json(self, data):
         encoded = super().encode_json(data)
