@@ -37,8 +37,8 @@ def frame_problem(message) -> str | None:
     payload = message.get("payload")
     if not isinstance(payload, dict):
         return "the subscribe payload must be an object"
-    if not isinstance(payload.get("query"), str):
-        return "the subscribe payload needs a string query"
+    if not isinstance(payload.get("query"), str) or not payload["query"].strip():
+        return "the subscribe payload needs a query"
     if not isinstance(payload.get("variables"), dict | None):
         return "variables must be an object"
     if not isinstance(payload.get("operationName"), str | None):
