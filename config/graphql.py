@@ -8,8 +8,9 @@ GraphQL-shaped error body and a code, before any resolver runs.
 Websockets: ``graphql-transport-ws`` only (the legacy ``graphql-ws`` protocol had an auth
 bypass and is not offered). The token goes in the ``connection_init`` payload as
 ``{"authorization": "Bearer <token>"}`` (or ``{"token": "<token>"}``); without a valid one the
-connection is closed with 4403. Each connection joins its player's group, so a ban can close
-every socket of that player at once.
+connection is closed with 4403. Each connection joins its player's group and its token's
+group, so a ban closes every socket of that player and a revoked token (or a password change)
+every socket opened with that token, at once, on every node; nothing is sent after it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 from accounts import services as account_services
 from accounts.errors import AuthError
+from accounts.models import ApiToken
+from accounts.realtime import TOKEN_CLOSE_TYPE, token_group
 from games.realtime import PLAYER_CLOSE_TYPE, player_group
 
 from .schema import schema
@@ -70,6 +73,10 @@ def _is_subscription(query, operation_name) -> bool:
     if operation_name:
         operations = [d for d in operations if d.name and d.name.value == operation_name]
     return len(operations) == 1 and operations[0].operation == OperationType.SUBSCRIPTION
+
+
+def _token_live(token_id: int) -> bool:
+    return ApiToken.objects.filter(pk=token_id, revoked_at=None).exists()
 
 
 def _authenticate(header: str | None):
@@ -188,23 +195,40 @@ class GraphQLWebsocketConsumer(GraphQLWSConsumer):
             raise ConnectionRejectionError({"code": exc.code, "message": exc.message}) from None
         self.player = player
         context["player"] = player
-        await self.channel_layer.group_add(player_group(player.pk), self.channel_name)
+        self.groups_joined = [player_group(player.pk)]
+        token = getattr(player, "auth_token", None)
+        if token is not None:
+            self.groups_joined.append(token_group(token.pk))
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        # A revocation that committed between the check above and joining its group sent
+        # its close before we listened: look once more, now that we do.
+        if token is not None and not await sync_to_async(_token_live)(token.pk):
+            raise ConnectionRejectionError({"code": "invalid_token",
+                                            "message": "invalid or revoked token"})
         return {"player": {"id": str(player.pk), "displayName": player.display_name}}
 
     async def disconnect(self, code):
-        if self.player is not None:
-            await self.channel_layer.group_discard(player_group(self.player.pk),
-                                                   self.channel_name)
+        for group in getattr(self, "groups_joined", ()):
+            await self.channel_layer.group_discard(group, self.channel_name)
         await super().disconnect(code)
 
     async def dispatch(self, message):
         # Strawberry hands every channel-layer message to its subscription queues and never
-        # to a handler method; the close of a banned player's sockets must reach ours.
-        if message.get("type") == PLAYER_CLOSE_TYPE:
-            await self.player_close(message)
+        # to a handler method; the close of a banned player's or a revoked token's sockets
+        # must reach ours.
+        if message.get("type") in (PLAYER_CLOSE_TYPE, TOKEN_CLOSE_TYPE):
+            await self.revoked_close(message)
             return
         await super().dispatch(message)
 
-    async def player_close(self, message):
-        """Sent to a player's group when they are banned: close every socket at once."""
+    async def revoked_close(self, message):
+        """A ban (the player's group) or a revoked token (its group): close at once, and say
+        nothing more on this socket, not even the answer of an operation still running."""
+        self.revoked = True
         await self.close(code=4403)
+
+    async def send(self, text_data=None, bytes_data=None, close=False):
+        if getattr(self, "revoked", False):
+            return
+        await super().send(text_data=text_data, bytes_data=bytes_data, close=close)

@@ -178,6 +178,10 @@ GRAPHQL_MAX_COST_ANONYMOUS = int(os.environ.get("GRAPHQL_MAX_COST_ANONYMOUS", 50
 GRAPHQL_MAX_RESPONSE_BYTES = int(os.environ.get("GRAPHQL_MAX_RESPONSE_BYTES", 4 * 1024 * 1024))
 # PostgreSQL cancels an API read that runs longer (config/reads.py); 0 turns it off.
 API_STATEMENT_TIMEOUT_MS = int(os.environ.get("API_STATEMENT_TIMEOUT_MS", 5000))
+# Tokens: new registered players' tokens end after N days (0: never); a guest's token ends
+# after N days without use (0: never).
+API_TOKEN_LIFETIME_DAYS = int(os.environ.get("API_TOKEN_LIFETIME_DAYS", 0) or 0)
+GUEST_TOKEN_IDLE_DAYS = int(os.environ.get("GUEST_TOKEN_IDLE_DAYS", 30) or 0)
 WS_ALLOWED_ORIGINS = env_list("WS_ALLOWED_ORIGINS")  # empty: any origin (tokens, not cookies)
 WS_MAX_SUBSCRIPTIONS = int(os.environ.get("WS_MAX_SUBSCRIPTIONS", 20))
 
