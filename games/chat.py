@@ -84,7 +84,7 @@ def chat_message_send(*, player: Player, table_id, text: str) -> ChatMessage:
         raise ChatError("muted", f"you are muted until {until}")
     text = chat_text_clean(text)
     with transaction.atomic():
-        table = _lock(table_id)
+        table = _lock(table_id, viewer=player)
         if table.status == TableStatus.ABORTED:
             raise ChatError("table_closed", "this table was aborted")
         seat = _speaker_seat(table, player)

@@ -18,7 +18,7 @@ from accounts import services as account_services
 from accounts.errors import DomainError
 from accounts.models import Player
 
-from . import realtime, services
+from . import realtime, selectors, services
 from .chat import chat_message_visibility_set
 from .models import AuditLog, ChatMessage, Report, ReportStatus, Seat, Table, TableStatus
 
@@ -231,7 +231,8 @@ def report_create(*, reporter: Player, player_id, reason: str, table_id=None,
         table = message.table
     if table_id is not None:
         table = Table.objects.filter(pk=_int(table_id, "tableId")).first()
-        if table is None or (message is not None and message.table_id != table.pk):
+        if table is None or (message is not None and message.table_id != table.pk) or (
+                not selectors.may_see(table, reporter)):
             raise ModerationError("not_found", "no such table", field="tableId")
     return Report.objects.create(reporter=reporter, reported=reported, table=table,
                                  message=message, reason=reason)

@@ -30,6 +30,31 @@ def viewer_seat(table: Table, player) -> int | None:
     return None
 
 
+def may_see(table: Table, player, invite_code: str | None = None) -> bool:
+    """Whether the table exists for this viewer. A private table exists only for its players
+    (seated now or before), its creator, staff and whoever holds its invite code; to anyone
+    else every query, subscription and mutation answers as for a table that does not exist
+    (``not_found``), so ids tried in sequence learn nothing. Tournament tables are public,
+    as tournaments are."""
+    if table.visibility != Visibility.PRIVATE:
+        return True
+    if invite_code and invite_code == table.invite_code:
+        return True
+    if player is None:
+        return False
+    if player.is_staff or player.pk == table.creator_id:
+        return True
+    return any(s.player_id == player.pk for s in table.seats.all())
+
+
+def table_for(table_id, player) -> Table:
+    """``table_get`` for a viewer: ``not_found`` where the table does not exist for them."""
+    table = table_get(table_id)
+    if not may_see(table, player):
+        raise GameError("not_found", "no such table", field="tableId")
+    return table
+
+
 def may_watch(table: Table, player, seat: int | None) -> bool:
     """Seated players always; others when spectators are allowed and the table is public (or
     they are staff)."""

@@ -24,7 +24,7 @@ from accounts.models import Player
 from games.bots import BOTS
 from games.engine import GAMES, IllegalAction, InvalidOptions
 
-from . import realtime
+from . import realtime, selectors
 from .errors import GameError
 from .models import (
     LogKind,
@@ -60,11 +60,16 @@ def get_engine(game: str):
     return engine
 
 
-def _lock(table_id) -> Table:
+def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None) -> Table:
+    """The table, locked. With ``viewer``: ``not_found`` where it does not exist for them
+    (a private table they are not part of, see ``selectors.may_see``)."""
     try:
-        return Table.objects.select_for_update().get(pk=int(table_id))
+        table = Table.objects.select_for_update().get(pk=int(table_id))
     except (Table.DoesNotExist, ValueError, TypeError):
         raise GameError("not_found", "no such table", field="tableId") from None
+    if viewer is not None and not selectors.may_see(table, viewer, invite_code):
+        raise GameError("not_found", "no such table", field="tableId")
+    return table
 
 
 def _seats(table: Table) -> dict[int, Seat]:
@@ -252,8 +257,9 @@ def table_join(*, player: Player, table_id=None, invite_code: str | None = None,
             raise GameError("wrong_invite_code", "no table has that invite code",
                             field="inviteCode")
         table_id = found
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=player, invite_code=invite_code)
     if table.visibility == Visibility.PRIVATE and invite_code != table.invite_code:
+        # Its creator or a staff member, who may see it, still needs the code to sit down.
         raise GameError("wrong_invite_code", "this table needs its invite code",
                         field="inviteCode")
     if table.status != TableStatus.OPEN:
@@ -277,7 +283,7 @@ def table_join(*, player: Player, table_id=None, invite_code: str | None = None,
 @transaction.atomic
 def bot_add(*, player: Player, table_id, level: str = "heuristic",
             position: int | None = None) -> Table:
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=player)
     _require_creator(table, player)
     if table.status != TableStatus.OPEN:
         raise GameError("not_open", "bots are added before the start")
@@ -332,7 +338,7 @@ def table_create_seated(*, creator: Player, game: str, options: dict | None,
 
 @transaction.atomic
 def bot_remove(*, player: Player, table_id, position: int) -> Table:
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=player)
     _require_creator(table, player)
     if table.status != TableStatus.OPEN:
         raise GameError("not_open", "bots are removed before the start")
@@ -350,7 +356,7 @@ def bot_remove(*, player: Player, table_id, position: int) -> Table:
 @transaction.atomic
 def table_leave(*, player: Player, table_id) -> Table:
     """Before the start the seat is freed; during a match a bot plays it to the end."""
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=player)
     seat = next((s for s in _seats(table).values() if s.player_id == player.pk and not s.is_bot),
                 None)
     if seat is None:
@@ -405,7 +411,7 @@ def _require_creator(table: Table, player: Player) -> None:
 @transaction.atomic
 def table_start(*, player: Player | None, table_id) -> Table:
     """Deal the first round. ``player`` None: the system (e.g. a tournament) starts it."""
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=player)
     if player is not None:
         _require_creator(table, player)
     if table.status != TableStatus.OPEN:
@@ -449,7 +455,7 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
                         field="idempotencyKey")
     key = f"{player.pk}:{idempotency_key}" if idempotency_key else None
     with transaction.atomic():
-        table = _lock(table_id)
+        table = _lock(table_id, viewer=player)
         if key is not None:
             prior = (TableLogEntry.objects.filter(table=table, idempotency_key=key)
                      .values("version", "seq").first())
@@ -631,7 +637,7 @@ def _count_stats(table: Table, seats: dict[int, Seat], placings: list[int], *,
 @transaction.atomic
 def table_abort(*, actor: Player | None, table_id, reason: str = "") -> Table:
     """The creator or staff (or the system, ``actor`` None) ends a table without a result."""
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=actor)
     if actor is not None and table.creator_id != actor.pk and not actor.is_staff:
         raise GameError("not_creator", "only the table's creator or a moderator may abort it")
     if not table.is_active:

@@ -205,9 +205,9 @@ class Query:
     @strawberry.field(description="One table, with your view of its match.")
     async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
         try:
-            table = await api_read(selectors.table_get, id)
+            table = await api_read(selectors.table_for, id, viewer(info))
         except GameError:
-            return None
+            return None  # none, or private and not for this viewer: the same answer
         return TableType.of(table, viewer(info))
 
     @strawberry.field(description="Tables you sit at that are open or playing.")
@@ -290,7 +290,7 @@ class Mutation:
 
 
 def _watch(table_id, player) -> None:
-    table = selectors.table_get(table_id)
+    table = selectors.table_for(table_id, player)
     seat = selectors.viewer_seat(table, player)
     if not selectors.may_watch(table, player, seat):
         raise GameError("spectators_not_allowed", "this table does not allow spectators")

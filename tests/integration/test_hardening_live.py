@@ -90,3 +90,23 @@ async def test_a_websocket_upgrade_on_the_admin_is_refused(live_server_url):
     with pytest.raises(websockets.InvalidStatus) as refused:
         await websockets.connect(live_server_url.replace("http", "ws") + "/admin/")
     assert refused.value.response.status_code == 403
+
+
+async def test_a_private_table_is_not_found_by_outsiders_on_any_node(live_server_url,
+                                                                    second_node):
+    alice = await new_guest(live_server_url, "Alice")
+    mallory = await new_guest(second_node, "Mallory")
+    created = await alice("""mutation { createTable(input: {game: "kato", visibility: PRIVATE})
+        { table { id } errors { code } } }""")
+    table_id = created["createTable"]["table"]["id"]
+    query = "query($id: ID!) { table(id: $id) { id seats { player { displayName } } } }"
+    for url in (live_server_url, second_node):
+        assert (await Http(url, mallory.token)(query, {"id": table_id})) == {"table": None}
+    socket = await Socket(second_node, mallory.token).connect()
+    sub = await socket.subscribe("subscription($id: ID!) { tableEvents(tableId: $id) { seq } }",
+                                 {"id": table_id})
+    with pytest.raises(GraphQLError) as refused:
+        await sub.next(timeout=10)
+    assert refused.value.args[0][0]["extensions"]["code"] == "not_found"
+    await socket.close()
+    assert (await alice(query, {"id": table_id}))["table"]["id"] == table_id
