@@ -635,11 +635,16 @@ def _count_stats(table: Table, seats: dict[int, Seat], placings: list[int], *,
 
 
 @transaction.atomic
-def table_abort(*, actor: Player | None, table_id, reason: str = "") -> Table:
-    """The creator or staff (or the system, ``actor`` None) ends a table without a result."""
+def table_abort(*, actor: Player | None, table_id, reason: str = "",
+                moderated: bool = False) -> Table:
+    """The creator of a table that has not started ends it without a result; so does the
+    system (``actor`` None) and a moderator, through ``games.moderation.table_abort`` (which
+    checks the permission and writes the audit log, ``moderated``)."""
     table = _lock(table_id, viewer=actor)
-    if actor is not None and table.creator_id != actor.pk and not actor.is_staff:
-        raise GameError("not_creator", "only the table's creator or a moderator may abort it")
+    if actor is not None and not moderated and (table.creator_id != actor.pk
+                                                or table.status != TableStatus.OPEN):
+        raise GameError("not_creator", "only the table's creator, before the start, or a "
+                                       "moderator may abort it")
     if not table.is_active:
         raise GameError("game_over", "this table has ended already")
     table.status = TableStatus.ABORTED

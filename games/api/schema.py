@@ -18,7 +18,7 @@ from accounts.api.types import PlayerType
 from accounts.errors import DomainError
 from config.api import UserError, require_viewer, viewer
 from config.reads import api_read
-from games import realtime, selectors, services
+from games import moderation, realtime, selectors, services
 from games.bots import BOTS
 from games.engine import GAMES
 from games.errors import GameError
@@ -249,12 +249,14 @@ class Mutation:
         return await _table_payload(
             info, lambda player: services.table_start(player=player, table_id=_id(table_id)))
 
-    @strawberry.mutation(description="The creator (or staff) ends the table without a result.")
+    @strawberry.mutation(description=(
+        "The creator ends a table that has not started, without a result. Anything else is a "
+        "moderator's action: it needs the abort permission and a `reason`, and is audited."))
     async def abort_table(self, info: Info, table_id: strawberry.ID,
                           reason: str = "") -> TablePayload:
         return await _table_payload(
-            info, lambda player: services.table_abort(actor=player, table_id=_id(table_id),
-                                                      reason=reason))
+            info, lambda player: moderation.table_abort_by(actor=player, table_id=_id(table_id),
+                                                           reason=reason))
 
     @strawberry.mutation(description="The creator seats a bot before the start.")
     async def add_bot(self, info: Info, table_id: strawberry.ID, level: str = "heuristic",
