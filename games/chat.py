@@ -66,7 +66,7 @@ def _rate_check(player: Player) -> None:
 
 def _speaker_seat(table: Table, player: Player) -> int | None:
     """The player's seat; a spectator may speak where the table lets spectators chat."""
-    seat = (Seat.objects.filter(table=table, player=player, is_bot=False)
+    seat = (Seat.objects.filter(table=table, player=player, is_bot=False, left_at=None)
             .values_list("position", flat=True).first())
     if seat is not None:
         return seat

@@ -89,6 +89,9 @@ class Seat(models.Model):
         default=False, help_text="A bot plays for the player (missed turns or a ban).")
     missed_turns = models.PositiveSmallIntegerField(default=0)
     joined_at = models.DateTimeField(auto_now_add=True)
+    left_at = models.DateTimeField(
+        null=True, blank=True, help_text="The player left during the match: a bot plays the "
+                                         "seat to the end, and they only watch.")
 
     class Meta:
         ordering = ["table_id", "position"]

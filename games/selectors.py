@@ -25,9 +25,9 @@ def viewer_seat(table: Table, player) -> int | None:
     if player is None:
         return None
     for seat in table.seats.all():
-        if seat.player_id == player.pk and not seat.is_bot:
+        if seat.player_id == player.pk and not seat.is_bot and seat.left_at is None:
             return seat.position
-    return None
+    return None  # a player who left during the match watches as a spectator
 
 
 def may_see(table: Table, player, invite_code: str | None = None) -> bool:
@@ -85,7 +85,8 @@ def lobby(*, game: str | None, status: str | None, first: int, after: int | None
 
 
 def tables_of(player, *, active_only: bool = True) -> list[Table]:
-    qs = (Table.objects.filter(seats__player=player, seats__is_bot=False)
+    qs = (Table.objects.filter(seats__player=player, seats__is_bot=False,
+                               seats__left_at__isnull=True)
           .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")))
           .select_related("creator").order_by("-id"))
     if active_only:

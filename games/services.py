@@ -117,7 +117,9 @@ def _messages(table: Table, entry: TableLogEntry,
               seats: dict[int, Seat]) -> list[tuple[str, dict]]:
     """One payload per person seated (their own view) and one for the spectators, which
     names the seated people so that their subscriptions drop the spectators' copy."""
-    people = {position: seat.player_id for position, seat in seats.items() if not seat.is_bot}
+    # Someone who left watches as a spectator: the seat's own view goes to no one.
+    people = {position: seat.player_id for position, seat in seats.items()
+              if not seat.is_bot and seat.left_at is None}
     audiences = [(position, realtime.player_audience(player_id))
                  for position, player_id in people.items()]
     audiences.append((None, realtime.SPECTATORS))
@@ -357,8 +359,8 @@ def bot_remove(*, player: Player, table_id, position: int) -> Table:
 def table_leave(*, player: Player, table_id) -> Table:
     """Before the start the seat is freed; during a match a bot plays it to the end."""
     table = _lock(table_id, viewer=player)
-    seat = next((s for s in _seats(table).values() if s.player_id == player.pk and not s.is_bot),
-                None)
+    seat = next((s for s in _seats(table).values() if s.player_id == player.pk and not s.is_bot
+                 and s.left_at is None), None)
     if seat is None:
         raise GameError("not_seated", "you do not sit at this table")
     if table.status == TableStatus.OPEN:
@@ -370,6 +372,9 @@ def table_leave(*, player: Player, table_id) -> Table:
         return table
     if table.status != TableStatus.PLAYING:
         raise GameError("game_over", "this match is over")
+    # For good: unlike a seat taken over after missed turns, acting does not take it back.
+    seat.left_at = timezone.now()
+    seat.save(update_fields=["left_at"])
     _hand_to_bot(table, seat, reason="left")
     return table
 
@@ -462,8 +467,8 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
             if prior is not None:
                 return ActResult(table.pk, prior["version"], prior["seq"], replayed=True)
         seats = _seats(table)
-        seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot),
-                    None)
+        seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
+                     and s.left_at is None), None)
         if seat is None:
             raise GameError("not_seated", "you do not sit at this table")
         if table.status != TableStatus.PLAYING:
