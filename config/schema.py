@@ -81,7 +81,8 @@ class StapelMaskErrors(MaskErrors):
                                      source=error.source, positions=error.positions,
                                      extensions={"code": "graphql_validation_failed"})
             elif original is not None:
-                ext = {"code": getattr(original, "code", "error")}
+                ext = {**(getattr(original, "extensions", None) or {}),
+                       "code": getattr(original, "code", "error")}
                 if getattr(original, "field", None):
                     ext["field"] = original.field
                 error = GraphQLError(message=error.message, nodes=error.nodes,

@@ -133,6 +133,8 @@ class TableLogEntry(models.Model):
     idempotency_key = models.CharField(max_length=100, null=True, blank=True)
     events = models.JSONField(default=list)
     version = models.PositiveIntegerField(help_text="The table's version after this entry.")
+    status = models.CharField(max_length=10, choices=TableStatus.choices, blank=True,
+                              help_text="The table's status after this entry (replays).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

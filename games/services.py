@@ -51,6 +51,7 @@ class ActResult:
     version: int
     seq: int
     replayed: bool = False
+    key_reused: bool = False  # replayed, but the key came with another action this time
 
 
 def get_engine(game: str):
@@ -91,7 +92,7 @@ def _append(table: Table, *, kind: str, events: list, seat: int | None = None,
     table.last_seq += 1
     return TableLogEntry.objects.create(
         table=table, seq=table.last_seq, kind=kind, seat=seat, player=player, action=action,
-        idempotency_key=key, events=events, version=table.version)
+        idempotency_key=key, events=events, version=table.version, status=table.status)
 
 
 # --- publishing -------------------------------------------------------------------------------
@@ -463,9 +464,10 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
         table = _lock(table_id, viewer=player)
         if key is not None:
             prior = (TableLogEntry.objects.filter(table=table, idempotency_key=key)
-                     .values("version", "seq").first())
+                     .values("version", "seq", "action").first())
             if prior is not None:
-                return ActResult(table.pk, prior["version"], prior["seq"], replayed=True)
+                return ActResult(table.pk, prior["version"], prior["seq"], replayed=True,
+                                 key_reused=prior["action"] != action)
         seats = _seats(table)
         seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
                      and s.left_at is None), None)

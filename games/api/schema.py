@@ -38,7 +38,9 @@ from .types import (
 
 
 def _update_of(entry, seat: int | None, status: str, view_payload=None) -> TableUpdate:
-    return TableUpdate.of(entry.table_id, entry.seq, entry.kind, entry.version, status,
+    # The status as of this entry; `status` (today's) only for entries logged without one.
+    return TableUpdate.of(entry.table_id, entry.seq, entry.kind, entry.version,
+                          entry.status or status,
                           realtime.redact_events(entry.events, seat), view_payload)
 
 
@@ -287,12 +289,19 @@ class Mutation:
                 expected_version=expected_version, idempotency_key=idempotency_key)
         except DomainError as exc:
             return ActPayload(errors=[UserError.of(exc)])
+        errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
+            "this idempotency key was used for another action: the answer is that action's"))
+        ] if result.key_reused else []
         return ActPayload(version=result.version, seq=result.seq, replayed=result.replayed,
-                          _table_id=result.table_id, _player=player)
+                          errors=errors, _table_id=result.table_id, _player=player)
 
 
-def _watch(table_id, player) -> None:
+def _watch(table_id, player, after_seq: int = 0) -> None:
     table = selectors.table_for(table_id, player)
+    if after_seq > table.last_seq:
+        raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
+                                         f"({table.last_seq}): resubscribe with at most that",
+                        field="afterSeq", extensions={"lastSeq": table.last_seq})
     seat = selectors.viewer_seat(table, player)
     if not selectors.may_watch(table, player, seat):
         raise GameError("spectators_not_allowed", "this table does not allow spectators")
@@ -318,12 +327,14 @@ class Subscription:
     @strawberry.subscription(description=(
         "Every change at a table as you may see it, numbered by `seq`. First the changes "
         "after `afterSeq` are replayed from the log (the last one with your current view), "
-        "then live ones follow. A seat's own cards reach only that seat."))
+        "then live ones follow. A seat's own cards reach only that seat. An `afterSeq` "
+        "beyond the table's last seq is refused with `bad_after_seq` (its `lastSeq` in the "
+        "error's extensions)."))
     async def table_events(self, info: Info, table_id: strawberry.ID,
                            after_seq: int = 0) -> AsyncGenerator[TableUpdate, None]:
         player = require_viewer(info)
         tid = _id(table_id)
-        await database_sync_to_async(_watch)(tid, player)
+        await database_sync_to_async(_watch)(tid, player, after_seq)
         mine = realtime.player_audience(player.pk)
         groups = [realtime.group_name(tid, mine), realtime.group_name(tid, realtime.SPECTATORS)]
         ws = info.context["ws"]
