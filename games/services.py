@@ -436,13 +436,14 @@ def table_start(*, player: Player | None, table_id) -> Table:
             s.position = i
             s.save(update_fields=["position"])
     table.seat_count = len(seats)
-    table.state = engine.new_game(len(seats), table.seed, table.options)
+    table.state, deal_events = engine.new_game_with_events(len(seats), table.seed, table.options)
     table.status = TableStatus.PLAYING
     table.version = 1
     table.round_number = 1
     table.started_at = timezone.now()
+    # The first deal says what every later one says (each seat's cards, the round's start).
     entry = _append(table, kind=LogKind.START, player=player, events=[
-        {"type": "match_started", "seats": len(seats), "visible_to": "all"}])
+        {"type": "match_started", "seats": len(seats), "visible_to": "all"}, *deal_events])
     _after_change(table, {s.position: s for s in seats})
     _save(table, "seat_count", "status", "round_number", "started_at")
     _publish_on_commit(table, entry, lobby=True)
