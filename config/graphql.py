@@ -15,8 +15,10 @@ every socket opened with that token, at once, on every node; nothing is sent aft
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
+import logging
 
 from channels.db import database_sync_to_async as sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -39,6 +41,8 @@ from games.realtime import PLAYER_CLOSE_TYPE, player_group
 from .schema import schema
 from .validation import BadRequest, decode_body, decode_request
 from .ws_protocol import CheckedTransportWSHandler
+
+log = logging.getLogger("stapel.graphql")
 
 __all__ = ["GraphQLWebsocketConsumer", "RefuseWebsocket", "graphql_view", "player_group"]
 
@@ -206,9 +210,24 @@ class GraphQLWebsocketConsumer(GraphQLWSConsumer):
         if token is not None and not await sync_to_async(_token_live)(token.pk):
             raise ConnectionRejectionError({"code": "invalid_token",
                                             "message": "invalid or revoked token"})
+        self.refresher = asyncio.create_task(self.refresh_groups())
         return {"player": {"id": str(player.pk), "displayName": player.display_name}}
 
+    async def refresh_groups(self):
+        """Re-join every group of this socket (its player's, its token's, its subscriptions')
+        well within WS_GROUP_EXPIRY, after which the channel layer forgets a membership."""
+        interval = max(1.0, settings.WS_GROUP_EXPIRY / 3)
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                for group in {*self.groups_joined, *getattr(self, "_group_refs", {})}:
+                    await self.channel_layer.group_add(group, self.channel_name)
+            except Exception:  # noqa: BLE001 - Redis away for a moment: try again next time
+                log.warning("could not refresh the groups of a websocket", exc_info=True)
+
     async def disconnect(self, code):
+        if getattr(self, "refresher", None) is not None:
+            self.refresher.cancel()
         for group in getattr(self, "groups_joined", ()):
             await self.channel_layer.group_discard(group, self.channel_name)
         await super().disconnect(code)

@@ -134,11 +134,18 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024)
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
+# A channel stays in a group this long after it last joined. Every websocket re-joins its
+# groups every third of it (config/graphql.py), so a live socket never drops out; a killed
+# node's channels drop out after it, instead of a day of "over capacity" on every send to
+# them. Resume needs no more: a reconnecting client gets a new channel and replays from the
+# log (afterSeq), it never relies on an old channel's membership.
+WS_GROUP_EXPIRY = int(os.environ.get("WS_GROUP_EXPIRY", 300))
+
 if REDIS_URL:
     CHANNEL_LAYERS = {"default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 60,
-                   "group_expiry": 86400},
+                   "group_expiry": WS_GROUP_EXPIRY},
     }}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                           "LOCATION": REDIS_URL}}
