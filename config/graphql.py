@@ -107,7 +107,8 @@ class GraphQLView(AsyncGraphQLView):
         except BadRequest as exc:
             return _bad_request(exc.message, exc.code)
         except HTTPException as exc:
-            code = "method_not_allowed" if exc.status_code == 405 else "bad_request"
+            code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code,
+                                                                    "bad_request")
             return _bad_request(exc.reason, code, exc.status_code)
 
     def decode_json(self, data):

@@ -222,3 +222,18 @@ async def test_a_frame_over_the_http_body_limit_closes_the_socket(guest_token, s
     out = await comm.receive_output(timeout=5)
     assert out["type"] == "websocket.close" and out["code"] == 1009
     await comm.disconnect()
+
+
+@pytest.mark.parametrize("method,status,code", [("put", 405, "method_not_allowed"),
+                                                ("delete", 405, "method_not_allowed"),
+                                                ("get", 400, "bad_request")])
+def test_other_methods_and_an_empty_get_are_json_with_a_code(client, method, status, code):
+    response = getattr(client, method)("/graphql/")
+    assert response.status_code == status
+    assert response.json()["errors"][0]["extensions"]["code"] == code
+
+
+def test_a_mutation_over_get_is_refused_with_a_code(client):
+    response = client.get('/graphql/?query=mutation{createGuest(displayName:"x"){token}}')
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["extensions"]["code"] == "bad_request"
