@@ -127,7 +127,8 @@ class TableUpdate:
     seq: int
     kind: str
     version: int
-    status: TableStatusEnum
+    status: TableStatusEnum = strawberry.field(description=(
+        "The table's status as of this seq (right after this change), in replays too."))
     events: list[GameEvent]
     view: GameView | None = strawberry.field(
         description="The viewer's view after this change (null in a replay but the last).")
