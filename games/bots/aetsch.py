@@ -54,6 +54,7 @@ class HeuristicBot(Bot):
     suit it holds most and aims its gifts, peeks and swaps at the player with fewest cards."""
 
     level = "heuristic"
+    description = "plays by fixed rules of thumb, one move at a time"
 
     def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
         me = view["seat"]

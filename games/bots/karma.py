@@ -41,6 +41,7 @@ def _top_run(pile: list) -> tuple[str | None, int]:
 
 class HeuristicBot(Bot):
     level = "heuristic"
+    description = "plays by fixed rules of thumb, one move at a time"
 
     def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
         kind = legal_actions[0]["type"]

@@ -21,6 +21,7 @@ _HITS = {"skip", "reverse", "draw2"}
 
 class HeuristicBot(Bot):
     level = "heuristic"
+    description = "plays by fixed rules of thumb, one move at a time"
 
     # Weights of a play, tuned against random opponents (tests/bench/bench_kato.py).
     wild_penalty = 30.0

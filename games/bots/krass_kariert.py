@@ -51,6 +51,7 @@ def plan_cost(hand: tuple) -> float:
 
 class HeuristicBot(Bot):
     level = "heuristic"
+    description = "plays by fixed rules of thumb, one move at a time"
 
     def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
         hand = view["hand"]

@@ -106,7 +106,8 @@ class SearchBot(Bot):
                  determinize: Callable[[InfoSet, random.Random], dict],
                  cards_left: Callable[[dict], list], *, iterations: int = DEFAULT_ITERATIONS,
                  time_ms: float = DEFAULT_TIME_MS, depth: int = DEFAULT_DEPTH,
-                 exploration: float = 0.5, keep_margin: float = 0.02,
+                 keep_margin: float = 0.0, confidence: float = 1.0, keep_arms: int = 6,
+                 screen_after: int = 4,
                  searchable: Callable[[InfoSet], bool] | None = None,
                  reward: Callable[[list, int], float] = placing_reward,
                  expand: Callable[[dict, list], list] | None = None):
@@ -117,8 +118,10 @@ class SearchBot(Bot):
         self.iterations = iterations
         self.time_ms = time_ms
         self.depth = depth
-        self.exploration = exploration
         self.keep_margin = keep_margin
+        self.confidence = confidence
+        self.keep_arms = keep_arms
+        self.screen_after = screen_after
         self.searchable = searchable
         self.reward = reward
         self.expand = expand
@@ -151,38 +154,43 @@ class SearchBot(Bot):
             return {"action": guess, "iterations": 0, "arms": {}}
         deadline = time.perf_counter() + limit_ms / 1000 if limit_ms else None
         keys = list(arms)
+        rewards: dict[str, list[float]] = {k: [] for k in keys}
         done = 0
         try:
-            while done < budget:
+            # Every candidate is played out in the same sampled world with the same playout
+            # seed (common random numbers): the differences between candidates, which are
+            # what the choice rests on, then vary far less than the rewards themselves.
+            while done + len(keys) <= budget or not done:
                 if deadline is not None and done and time.perf_counter() > deadline:
                     break
-                key = self._select(arms, keys, done)
-                arm = arms[key]
                 world = self.determinize(info, rng)
-                reward = self._playout(world, info.seat, arm[0], rng)
-                arm[1] += 1
-                arm[2] += reward
-                done += 1
+                seed = rng.getrandbits(64)
+                for key in keys:
+                    rewards[key].append(self._playout(world, info.seat, arms[key][0],
+                                                      random.Random(seed)))
+                done += len(keys)
+                worlds = len(rewards[keys[0]])
+                if worlds == self.screen_after and len(keys) > self.keep_arms:
+                    # Many candidates: keep the best few (and the heuristic's) for the rest.
+                    ranked = sorted(keys, key=lambda k: -sum(rewards[k]))
+                    kept = set(ranked[:self.keep_arms]) | {guess_key}
+                    keys = [k for k in keys if k in kept]
         except CannotSearch:
             return {"action": guess, "iterations": done, "arms": {}}
-        best_key = max(keys, key=lambda k: (arms[k][1], arms[k][2]))
-        # Keep the heuristic's move unless the search found one clearly better: with a small
-        # budget the means are noisy, and the heuristic is a good prior.
-        g = arms[guess_key]
-        b = arms[best_key]
-        if g[1] and b[2] / b[1] < g[2] / g[1] + self.keep_margin:
-            best_key = guess_key
+        best_key = max(keys, key=lambda k: (sum(rewards[k]), k == guess_key))
+        # Keep the heuristic's move unless the search found one clearly better (its paired
+        # advantage over the heuristic's move is ``confidence`` standard errors above 0):
+        # the heuristic is a good prior, and a noisy search alone plays worse than it.
+        if best_key != guess_key:
+            diffs = [b - g for b, g in zip(rewards[best_key], rewards[guess_key], strict=True)]
+            w = len(diffs)
+            mean = sum(diffs) / w
+            var = sum((d - mean) ** 2 for d in diffs) / (w - 1) if w > 1 else 0.0
+            if mean <= self.keep_margin + self.confidence * math.sqrt(var / w):
+                best_key = guess_key
         return {"action": arms[best_key][0], "iterations": done,
-                "arms": {k: (v[1], v[2] / v[1] if v[1] else None) for k, v in arms.items()}}
-
-    def _select(self, arms: dict, keys: list, total: int) -> str:
-        for key in keys:  # every action once first, in the order given
-            if arms[key][1] == 0:
-                return key
-        log_total = math.log(total)
-        c = self.exploration
-        return max(keys, key=lambda k: arms[k][2] / arms[k][1]
-                   + c * math.sqrt(log_total / arms[k][1]))
+                "arms": {k: (len(r), sum(r) / len(r) if r else None)
+                         for k, r in rewards.items()}}
 
     def _playout(self, state: dict, seat: int, action: dict, rng: random.Random) -> float:
         engine = self.engine

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
@@ -108,7 +109,9 @@ class Command(BaseCommand):
                     out.append(_one(job))
                     bar.update()
                 return out
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            # Spawned, not forked: the parent may hold threads (a test server, a DB pool).
+            with ProcessPoolExecutor(max_workers=workers,
+                                     mp_context=multiprocessing.get_context("spawn")) as pool:
                 out = []
                 for result in pool.map(_one, jobs, chunksize=1):
                     out.append(result)
