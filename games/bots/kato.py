@@ -14,7 +14,15 @@ import random
 from games.engine.kato import COLOR, COLORS, IS_WILD, KATO, POINTS, RANK
 
 from . import BOTS, Bot, RandomBot, register
-from .search import CannotSearch, InfoSet, SearchBot, placing_reward, take, unseen
+from .search import (
+    CannotSearch,
+    InfoSet,
+    SearchBot,
+    lead_reward,
+    placing_reward,
+    take,
+    unseen,
+)
 
 _HITS = {"skip", "reverse", "draw2"}
 
@@ -220,4 +228,4 @@ def expand(view: dict, legal: list) -> list:
 
 
 register("kato", SearchBot(KATO, BOTS["kato"]["heuristic"], determinize, cards_left,
-                           reward=reward, expand=expand))
+                           reward=reward, expand=expand, depth=30, cutoff=lead_reward))

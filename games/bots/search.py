@@ -87,6 +87,13 @@ def progress_reward(left: list, seat: int) -> float:
     return score / len(others)
 
 
+def lead_reward(left: list, seat: int, scale: float = 2.5) -> float:
+    """A cut-off playout's value when going out first is what counts: how far ahead of the
+    closest opponent the seat is, squashed into (0, 1)."""
+    closest = min(c for i, c in enumerate(left) if i != seat)
+    return 0.5 + 0.5 * math.tanh((closest - left[seat]) / scale)
+
+
 def _key(action: dict) -> str:
     return json.dumps(action, sort_keys=True)
 
@@ -110,7 +117,8 @@ class SearchBot(Bot):
                  screen_after: int = 4,
                  searchable: Callable[[InfoSet], bool] | None = None,
                  reward: Callable[[list, int], float] = placing_reward,
-                 expand: Callable[[dict, list], list] | None = None):
+                 expand: Callable[[dict, list], list] | None = None,
+                 cutoff: Callable[[list, int], float] = progress_reward):
         self.engine = engine
         self.heuristic = heuristic
         self.determinize = determinize
@@ -125,6 +133,7 @@ class SearchBot(Bot):
         self.searchable = searchable
         self.reward = reward
         self.expand = expand
+        self.cutoff = cutoff
 
     def choose(self, view: dict, legal_actions: list[dict], rng: random.Random, *,
                iterations: int | None = None, time_ms: float | None = None,
@@ -206,7 +215,7 @@ class SearchBot(Bot):
                                     policy.choose(engine.view(state, actor), legal, rng))
         if engine.is_round_over(state):
             return self.reward(engine.round_result(state)["placings"], seat)
-        return progress_reward(self.cards_left(state), seat)
+        return self.cutoff(self.cards_left(state), seat)
 
 
 def strong_bot(game_id: str) -> SearchBot:
