@@ -2,14 +2,15 @@
 
 The searcher never sees the game state. ``SearchBot.choose`` gets what a person in the seat
 gets (the seat's ``view``, its legal actions and, optionally, the events it was sent) and wraps
-them in an ``InfoSet``; nothing else reaches the search. Each iteration asks the game's
+them in an ``InfoSet``; nothing else reaches the search. Each step asks the game's
 *determinizer* for one full state consistent with that knowledge (the unseen cards shuffled
-into the hidden zones with the right counts, the public zones as the view shows them), tries
-one root action in it and plays the rest of the round out with the game's heuristic for every
-seat. The root actions are chosen by UCB1 over the sampled worlds (determinized flat UCT,
-the root level of single-observer ISMCTS), so the statistics of an action are averaged over
-the hidden cards the seat cannot know. A rollout that runs long is cut off and scored by the
-game's progress estimate (cards left), which keeps a move inside its budget.
+into the hidden zones with the right counts, the public zones as the view shows them) and plays
+every candidate move out in it with the game's heuristic for every seat, all with the same
+playout seed (determinized Monte Carlo with common random numbers: averaged over the hidden
+cards the seat cannot know, and compared pairwise, which cuts the noise of the comparison).
+A playout that runs long is cut off and valued by the game's estimate from the cards left.
+The heuristic's own move is kept unless another is better by a clear paired margin, so the
+search only departs from a good prior when the sampled worlds say so.
 
 The budget is plain arguments: ``iterations`` (work) and ``time_ms`` (wall clock; 0 = none).
 With a seeded ``random.Random`` and no time limit reached, the move is deterministic.
