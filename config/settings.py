@@ -173,6 +173,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # Game service knobs.
 STAPEL_BOT_PAUSE_SECONDS = env_float("BOT_PAUSE_SECONDS", 0.8)
+# The `strong` bots' budget per move: search iterations, and a wall-clock cap in ms (0: none).
+STAPEL_STRONG_BOT_ITERATIONS = int(os.environ.get("STRONG_BOT_ITERATIONS", 300) or 300)
+STAPEL_STRONG_BOT_TIME_MS = env_float("STRONG_BOT_TIME_MS", 400.0)
 STAPEL_ROUND_PAUSE_SECONDS = env_float("ROUND_PAUSE_SECONDS", 3.0)
 STAPEL_TURN_CLOCK_DEFAULT_SECONDS = int(os.environ.get("TURN_CLOCK_SECONDS", 0) or 0)
 STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from games.bots import BOTS
+from games.bots.search import SearchBot
 from games.engine import GAMES, IllegalAction, InvalidOptions
 
 from . import realtime, selectors
@@ -539,7 +540,13 @@ def bot_turn(*, table_id: int, expected_version: int) -> bool:
     policy = BOTS[table.game].get(level) or BOTS[table.game]["random"]
     legal = engine.legal_actions(table.state, position)
     rng = random.Random(f"{table.seed}:{table.version}:{position}")
-    action = policy.choose(engine.view(table.state, position), legal, rng)
+    view = engine.view(table.state, position)
+    if isinstance(policy, SearchBot):
+        action = policy.choose(view, legal, rng,
+                               iterations=settings.STAPEL_STRONG_BOT_ITERATIONS,
+                               time_ms=settings.STAPEL_STRONG_BOT_TIME_MS)
+    else:
+        action = policy.choose(view, legal, rng)
     _apply(table, position, action, kind=LogKind.BOT, seats=seats,
            key=f"bot:{table.version}:{position}")
     return True

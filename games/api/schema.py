@@ -188,7 +188,10 @@ def _id(value) -> int:
 class Query:
     @strawberry.field(description="Every game: player counts, house rules and bot levels.")
     def games(self) -> list[GameInfo]:
-        return [GameInfo.of(game_id, sorted(BOTS.get(game_id, {}))) for game_id in GAMES]
+        return [GameInfo.of(game_id, sorted(BOTS.get(game_id, {})),
+                            {level: bot.description
+                             for level, bot in BOTS.get(game_id, {}).items()})
+                for game_id in GAMES]
 
     @strawberry.field(description="The lobby: public tables, newest first (open by default).")
     async def tables(self, game: str | None = None, status: TableStatusEnum | None = None,

@@ -61,6 +61,15 @@ def test_games_lists_every_game_with_options_and_bot_levels(gql):
     assert (hand["default"], hand["minimum"], hand["maximum"]) == (7, 3, 10)
 
 
+def test_games_describe_every_bot_level_weakest_first(gql):
+    games = gql("{ games { id botLevels botLevelInfo { id description } } }")["games"]
+    for game in games:
+        info = game["botLevelInfo"]
+        assert [i["id"] for i in info] == ["random", "heuristic", "strong"]
+        assert sorted(game["botLevels"]) == game["botLevels"] == ["heuristic", "random", "strong"]
+        assert all(i["description"] for i in info)
+
+
 def test_create_table_seats_the_creator_and_fills_default_options(alice):
     data = create(alice, seatCount=3)
     table = data["table"]
