@@ -173,7 +173,7 @@ export function field(data, key) {
 
 const VIEW_FRAGMENT = `view { __typename
   ... on KatoView { game seat version deadline legalActions hand handCounts actors top color direction phase turn pendingDraw katoWindow drawCount discardCount round scores lastResult over }
-  ... on KrassKariertView { game seat version deadline legalActions hand handCounts actors top chips reserves phase deal leader trick toAct drawPileCount roundResult result }
+  ... on KrassKariertView { game seat version deadline legalActions hand handCounts actors trickTop: top chips reserves phase deal leader trick toAct drawPileCount roundResult result }
   ... on KarmaView { game seat version deadline legalActions hand handCounts actors top pile tableUp tableDownCounts ownTableDown phase turn pending drawCount finished loser result }
   ... on AetschView { game seat version deadline legalActions hand handCounts actors top suit direction phase turn pendingTwo drawnCard drawCount discardCount round rounds roundResults placingSums winner }
 }`;
@@ -191,6 +191,8 @@ async function tablePage(id) {
   let lastSeq = 0;
   let version = 0;
   let busy = false;
+  /** A card whose plays need a choice (colour, call ...): the actions panel offers only those. */
+  let selected = /** @type {string|null} */ (null);
 
   main.innerHTML = `<section class="panel" id="head"></section>
     <section class="panel" id="board" aria-live="polite"></section>
@@ -254,7 +256,8 @@ async function tablePage(id) {
     const deadline = v.deadline ? Math.max(0, Math.round((Date.parse(v.deadline) - Date.now()) / 1000)) : null;
     const counts = v.handCounts.map((/** @type {number} */ n, /** @type {number} */ i) =>
       `<li class="${v.actors.includes(i) ? 'active' : ''}">${esc(seatName(i))}: ${n} ${t('cards')}</li>`).join('');
-    board.innerHTML = `<p class="turn">${myTurn ? `<strong>${t('yourTurn')}</strong>` : `${t('waitingFor')} ${esc(who)}`}
+    const turnText = myTurn ? `<strong>${t('yourTurn')}</strong>` : who ? `${t('waitingFor')} ${esc(who)}` : t('finished');
+    board.innerHTML = `<p class="turn">${turnText}
       ${deadline != null ? ` · <span class="clock">${t('timeLeft', { s: deadline })}</span>` : ''}</p>
       <ul class="counts">${counts}</ul><div class="piles" id="piles"></div><dl class="facts" id="facts"></dl>`;
     const piles = $('#piles');
@@ -262,7 +265,7 @@ async function tablePage(id) {
     if (top) { const el = cardElement(top); el.classList.add('top'); el.setAttribute('aria-label', `${t('top')}: ${el.getAttribute('aria-label')}`); piles.append(el); }
     if (v.drawCount != null) { const b = backElement(v.drawCount); b.title = t('deck'); piles.append(b); }
     const facts = $('#facts');
-    for (const key of ['color', 'suit', 'phase', 'round', 'deal', 'pendingDraw', 'pendingTwo', 'pending', 'scores', 'chips', 'placingSums', 'trick', 'tableUp', 'tableDownCounts', 'ownTableDown', 'top']) {
+    for (const key of ['color', 'suit', 'phase', 'round', 'deal', 'pendingDraw', 'pendingTwo', 'pending', 'scores', 'chips', 'placingSums', 'trickTop', 'trick', 'tableUp', 'tableDownCounts', 'ownTableDown', 'top']) {
       if (v[key] == null || key === 'top' && top) continue;
       if (Array.isArray(v[key]) && !v[key].length) continue;
       facts.insertAdjacentHTML('beforeend', `<dt>${esc(key)}</dt><dd>${esc(JSON.stringify(v[key]))}</dd>`);
@@ -289,21 +292,32 @@ async function tablePage(id) {
     }
     const actions = $('#actions');
     actions.innerHTML = legal.length ? `<h2>${t('actions')}</h2>` : '';
-    for (const a of legal) {
+    const choices = selected ? legal.filter((a) => a.play && a.play.cards && a.play.cards.includes(selected)) : [];
+    if (!choices.length) selected = null;
+    for (const a of choices.length ? choices : legal) {
       const b = document.createElement('button');
-      b.className = 'action';
+      b.className = 'action' + (choices.length ? ' choice' : '');
       b.textContent = actionLabel(a);
       b.dataset.action = JSON.stringify(a);
       b.disabled = busy;
-      b.addEventListener('click', () => act(a));
+      b.addEventListener('click', () => { selected = null; act(a); });
       actions.append(b);
+    }
+    if (choices.length) {
+      const back = document.createElement('button');
+      back.className = 'cancel';
+      back.textContent = '×';
+      back.setAttribute('aria-label', 'cancel');
+      back.addEventListener('click', () => { selected = null; renderView(); });
+      actions.append(back);
     }
   };
 
   /** @param {string} code */
   const focusActions = (code) => {
-    const b = /** @type {HTMLElement|null} */ ([...main.querySelectorAll('.action')].find((x) => (x.textContent || '').includes(code)) || null);
-    b?.focus();
+    selected = code;
+    renderView();
+    /** @type {HTMLElement|null} */ (main.querySelector('.action.choice'))?.focus();
   };
 
   /** @param {number} s */
@@ -447,6 +461,7 @@ function init() {
     if (a && a.origin === location.origin && !a.hasAttribute('download')) { e.preventDefault(); go(a.pathname + a.search); }
   });
   window.addEventListener('popstate', route);
+  window.addEventListener('unhandledrejection', (e) => sayError(e.reason));
   socket.connect();
   route();
 }
