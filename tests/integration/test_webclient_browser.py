@@ -102,3 +102,61 @@ async def test_a_guest_plays_a_whole_kato_match_against_three_bots(
             raise AssertionError(f"page errors {errors}; flash {flash!r}") from failure
         finally:
             await browser.close()
+
+
+async def _guest_page(browser, url, name, frames=None):
+    context = await browser.new_context(viewport={"width": 390, "height": 844})
+    page = await context.new_page()
+    if frames is not None:
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(
+            payload if isinstance(payload, str) else payload.decode())))
+    await page.goto(f"{url}/")
+    await page.fill("input[name=name]", name)
+    await page.click("button[type=submit]")
+    await page.wait_for_selector("#create select[name=game]")
+    return page
+
+
+async def test_a_reload_resumes_the_move_list_and_a_spectator_sees_no_hand(
+        live_server_url, celery_worker_proc, artifacts_dir):
+    playwright_api = pytest.importorskip("playwright.async_api",
+                                         reason="the playwright package is not installed")
+    async with playwright_api.async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                           headless=True)
+        try:
+            page = await _guest_page(browser, live_server_url, "Ada")
+            await page.select_option("#create select[name=game]", "kato")
+            await page.fill("#create input[name='opt-rounds']", "1")
+            await page.click("#create button[type=submit]")
+            await page.wait_for_selector("#addbot")
+            for _ in range(3):
+                await page.click("#addbot")
+                await page.wait_for_timeout(300)
+            await page.click("#start")
+            await page.wait_for_selector(".hand .card")
+            await page.wait_for_timeout(1000)
+            before = await page.locator("#moves li").all_text_contents()
+            await page.reload()
+            await page.wait_for_selector(".hand .card")
+            await page.wait_for_timeout(1000)
+            after = await page.locator("#moves li").all_text_contents()
+            assert len(before) > 5
+            assert after[:len(before)] == before, "the move list after the reload lost or reordered moves"
+
+            # A second person opens the same (public) table: counts and the pile, no hand.
+            frames: list[str] = []
+            watcher = await _guest_page(browser, live_server_url, "Eve", frames)
+            await watcher.goto(page.url)
+            await watcher.wait_for_selector(".counts li")
+            assert await watcher.locator(".hand").count() == 0
+            assert await watcher.locator(".note").count() == 1
+            await watcher.wait_for_timeout(1000)
+            await watcher.screenshot(path=artifacts_dir / "webclient-kato-spectator-phone.png",
+                                     full_page=True)
+            for frame in frames:
+                assert '"hands"' not in frame
+                for view in _views(json.loads(frame)):
+                    assert view.get("hand") is None, "a spectator received a hand"
+        finally:
+            await browser.close()
