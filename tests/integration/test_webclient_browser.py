@@ -152,6 +152,7 @@ async def test_a_reload_resumes_the_move_list_and_a_spectator_sees_no_hand(
             assert await watcher.locator(".hand").count() == 0
             assert await watcher.locator(".note").count() == 1
             await watcher.wait_for_timeout(1000)
+            (artifacts_dir / "webclient-spectator-frames.txt").write_text("\n".join(frames))
             await watcher.screenshot(path=artifacts_dir / "webclient-kato-spectator-phone.png",
                                      full_page=True)
             for frame in frames:
