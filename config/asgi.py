@@ -11,7 +11,11 @@ from django.urls import re_path  # noqa: E402
 
 django_app = get_asgi_application()
 
+from games.scheduling import beat_start  # noqa: E402
+
 from .graphql import GraphQLWebsocketConsumer  # noqa: E402
+
+beat_start()  # the embedded default's periodic schedule; a no-op with a broker
 
 application = ProtocolTypeRouter({
     # The admin's CSS and JS: served by the ASGI app itself (a proxy may take it over).

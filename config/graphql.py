@@ -30,6 +30,7 @@ from accounts import services as account_services
 from accounts.errors import AuthError
 from games.realtime import PLAYER_CLOSE_TYPE, player_group
 
+from . import ratelimit
 from .schema import schema
 
 __all__ = ["GraphQLWebsocketConsumer", "graphql_view", "player_group"]
@@ -57,7 +58,17 @@ class GraphQLView(AsyncGraphQLView):
             request.player = await sync_to_async(_authenticate)(header) if header else None
         except AuthError as exc:
             return _error_response(exc)
-        return await super().dispatch(request, *args, **kwargs)
+        with ratelimit.http_limits() as limited:
+            response = await super().dispatch(request, *args, **kwargs)
+        return ratelimit.http_response_mark(response, limited)
+
+    async def execute_operation(self, request, request_adapter, request_data, context,
+                                root_value, sub_response):
+        refused = await ratelimit.ceiling_refusal(request, request_data)
+        if refused is not None:
+            return refused
+        return await super().execute_operation(request, request_adapter, request_data,
+                                               context, root_value, sub_response)
 
     async def get_context(self, request, response):
         return {"request": request, "response": response,
@@ -68,7 +79,7 @@ graphql_view = csrf_exempt(GraphQLView.as_view(
     schema=schema, graphql_ide="graphiql" if settings.DEBUG else None))
 
 
-class GraphQLWebsocketConsumer(GraphQLWSConsumer):
+class GraphQLWebsocketConsumer(ratelimit.WebsocketLimits, GraphQLWSConsumer):
     def __init__(self, **kwargs):
         kwargs.setdefault("subscription_protocols", (GRAPHQL_TRANSPORT_WS_PROTOCOL,))
         kwargs.setdefault("connection_init_wait_timeout", dt.timedelta(seconds=10))

@@ -70,6 +70,8 @@ class StapelMaskErrors(MaskErrors):
                 ext = {"code": getattr(original, "code", "error")}
                 if getattr(original, "field", None):
                     ext["field"] = original.field
+                if getattr(original, "retry_after", None):  # rate_limited (config/ratelimit.py)
+                    ext["retryAfter"] = original.retry_after
                 error = GraphQLError(message=error.message, nodes=error.nodes,
                                      source=error.source, positions=error.positions,
                                      path=error.path, extensions=ext)

@@ -158,6 +158,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Several deployments (or test runs) may share one broker on separate queues.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_TASK_ACKS_LATE = False  # per task: only idempotent tasks ack late
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # Long timers live in the database and are swept by beat, so no countdown in the broker ever
@@ -200,6 +202,9 @@ if not DEBUG and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
 
+# With tasks in-process (the embedded default) the web process does beat's work as well
+# (games/scheduling.py); with a broker, run exactly one `celery beat`.
+STAPEL_IN_PROCESS_BEAT = env_bool("IN_PROCESS_BEAT", default=CELERY_TASK_ALWAYS_EAGER)
 CELERY_BEAT_SCHEDULE = {
     "games-sweep": {"task": "games.sweep", "schedule": env_float("SWEEP_SECONDS", 5.0)},
     # Registration windows, starts on time, arena ends, and results whose task was lost.
@@ -210,3 +215,24 @@ CELERY_BEAT_SCHEDULE = {
 # Table chat: at most N messages per player every S seconds ("N/S").
 _chat_rate = os.environ.get("CHAT_RATE", "5/10").split("/")
 STAPEL_CHAT_RATE = (int(_chat_rate[0]), int(_chat_rate[1]))
+
+# Rate limits (config/ratelimit.py): `RATE_LIMIT_<NAME>` overrides one, in the `limits`
+# notation ("10 per 5 minutes", "30/hour", several separated by ";"), or "off".
+_RATE_LIMIT_DEFAULTS = {
+    "create_guest": "30 per hour",           # per address
+    "register": "10 per hour",               # per address
+    "login_username": "10 per 5 minutes",    # failed logins per username
+    "login_address": "30 per 5 minutes",     # logins per address
+    "create_table": "30 per 10 minutes",     # per player
+    "chat": f"{STAPEL_CHAT_RATE[0]} per {STAPEL_CHAT_RATE[1]} seconds",  # per player
+    "report": "10 per hour",                 # per player
+    "invite_guess": "10 per 10 minutes",     # wrong invite codes per player
+    "ws_connect": "60 per minute",           # websocket connects per address
+    "ws_operation": "60 per minute",         # subscribe messages per websocket
+    "token": "1200 per minute",              # every operation but `act`, per token's player
+    "address": "600 per minute",             # every anonymous operation, per address
+}
+STAPEL_RATE_LIMITS = {name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default)
+                      for name, default in _RATE_LIMIT_DEFAULTS.items()}
+STAPEL_RATE_LIMIT_STORAGE = os.environ.get("RATE_LIMIT_STORAGE", REDIS_URL or "memory://")
+STAPEL_RATE_LIMIT_KEY_PREFIX = "stapel:rl"

@@ -16,6 +16,7 @@ from strawberry.types import Info
 
 from accounts.api.types import PlayerType
 from accounts.errors import DomainError
+from config import ratelimit
 from config.api import UserError, require_viewer, viewer
 from games import realtime, selectors, services
 from games.bots import BOTS
@@ -220,22 +221,27 @@ class Query:
 class Mutation:
     @strawberry.mutation
     async def create_table(self, info: Info, input: CreateTableInput) -> TablePayload:
-        return await _table_payload(
-            info, lambda player: services.table_create(
+        def create(player):
+            ratelimit.hit("create_table", player.pk)
+            return services.table_create(
                 creator=player, game=input.game, options=input.options,
                 seat_count=input.seat_count, visibility=input.visibility.value,
                 turn_clock_seconds=input.turn_clock_seconds,
                 allow_spectators=input.allow_spectators,
-                spectators_may_chat=input.spectators_may_chat, join=input.join))
+                spectators_may_chat=input.spectators_may_chat, join=input.join)
+
+        return await _table_payload(info, create)
 
     @strawberry.mutation(description="Sit down by table id or invite code (private tables "
                                      "need the code); `seat` picks a free seat.")
     async def join_table(self, info: Info, table_id: strawberry.ID | None = None,
                          invite_code: str | None = None, seat: int | None = None) -> TablePayload:
         return await _table_payload(
-            info, lambda player: services.table_join(
-                player=player, table_id=_id(table_id) if table_id is not None else None,
-                invite_code=invite_code, position=seat))
+            info, lambda player: ratelimit.failures_counted(
+                "invite_guess", player.pk, codes={"wrong_invite_code"},
+                call=lambda: services.table_join(
+                    player=player, table_id=_id(table_id) if table_id is not None else None,
+                    invite_code=invite_code, position=seat)))
 
     @strawberry.mutation(description="Before the start your seat is freed; during a match a "
                                      "bot plays it to the end.")

@@ -91,12 +91,9 @@ async def test_a_bots_only_match_is_played_by_the_worker_alone(live_server_url,
 
 async def test_a_killed_worker_loses_no_move_and_applies_none_twice(django_db_setup,
                                                                     artifacts_dir):
-    # Own server and workers on their own Redis database, so no other worker helps out.
-    redis_url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/9"
-    import redis
-
-    redis.Redis.from_url(redis_url).flushdb()
-    env = service_env(REDIS_URL=redis_url, BOT_PAUSE_SECONDS="0.02")
+    # Own server and workers on their own Celery queue (in the run's Redis database, see
+    # tests/resources.py), so no other worker helps out.
+    env = service_env(CELERY_QUEUE=f"killed-worker-{os.getpid()}", BOT_PAUSE_SECONDS="0.02")
     server, url = start_server(artifacts_dir, env)
     first = start_worker(artifacts_dir, env, name="doomed", concurrency=1)
     second = None
