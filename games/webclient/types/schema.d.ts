@@ -694,6 +694,8 @@ export interface UserError {
   code: string;
   message: string;
   field: string | null;
+  /** With `rate_limited`: seconds to wait before trying again. */
+  retryAfter: number | null;
 }
 
 export type VisibilityEnum = "PUBLIC" | "PRIVATE";
