@@ -126,6 +126,9 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The reference web client (games/webclient/) is served as plain static files under
+# /static/webclient/; its page at / comes from config/urls.py.
+STATICFILES_DIRS = [("webclient", BASE_DIR / "games" / "webclient")]
 # The admin's CSS and JS are served by the ASGI app from the apps' static folders (see
 # config/asgi.py); a proxy in front may serve `collectstatic`'s STATIC_ROOT instead.
 
