@@ -78,6 +78,7 @@ export interface ApiToken {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  expiresAt: string | null;
 }
 
 /** One moderator action. */
@@ -107,6 +108,13 @@ export interface AuthPayload {
   token: string | null;
   me: Me | null;
   errors: Array<UserError>;
+}
+
+/** A bot level a table can ask for (addBot(level: id)). */
+export interface BotLevel {
+  __typename?: "BotLevel";
+  id: string;
+  description: string;
 }
 
 export interface CardInput {
@@ -191,6 +199,8 @@ export interface GameInfo {
   maxPlayers: number;
   options: Array<OptionSpec>;
   botLevels: Array<string>;
+  /** The bot levels with a short description, weakest first. */
+  botLevelInfo: Array<BotLevel>;
 }
 
 export type GameView = KatoView | KrassKariertView | KarmaView | AetschView;
@@ -316,6 +326,8 @@ export interface Me {
   username: string;
   isStaff: boolean;
   mutedUntil: string | null;
+  /** When the token of this request stops working (null: no end). A guest's token ends after a time unused, so for guests this moves on with every use. */
+  tokenExpiresAt: string | null;
 }
 
 export interface Mutation {
@@ -328,6 +340,8 @@ export interface Mutation {
   login: AuthPayload;
   /** A further named token, e.g. one per device or bot script. */
   createApiToken: CreateApiTokenPayload;
+  /** Change your password. Every other token of yours is revoked and its websockets are closed; the token of this request goes on working. */
+  changePassword: AuthPayload;
   /** Revoke one of your tokens; it is refused from then on. */
   revokeApiToken: RevokeApiTokenPayload;
   createTable: TablePayload;
@@ -337,7 +351,7 @@ export interface Mutation {
   leaveTable: TablePayload;
   /** The creator deals the first round. */
   startTable: TablePayload;
-  /** The creator (or staff) ends the table without a result. */
+  /** The creator ends a table that has not started, without a result. Anything else is a moderator's action: it needs the abort permission and a `reason`, and is audited. */
   abortTable: TablePayload;
   /** The creator seats a bot before the start. */
   addBot: TablePayload;
@@ -538,7 +552,7 @@ export interface Standing {
 
 export interface Subscription {
   __typename?: "Subscription";
-  /** Every change at a table as you may see it, numbered by `seq`. First the changes after `afterSeq` are replayed from the log (the last one with your current view), then live ones follow. A seat's own cards reach only that seat. */
+  /** Every change at a table as you may see it, numbered by `seq`. First the changes after `afterSeq` are replayed from the log (the last one with your current view), then live ones follow. A seat's own cards reach only that seat. An `afterSeq` beyond the table's last seq is refused with `bad_after_seq` (its `lastSeq` in the error's extensions). */
   tableEvents: TableUpdate;
   /** Public tables opening, filling, starting, ending. */
   lobbyEvents: LobbyUpdate;
@@ -599,6 +613,7 @@ export interface TableUpdate {
   seq: number;
   kind: string;
   version: number;
+  /** The table's status as of this seq (right after this change), in replays too. */
   status: TableStatusEnum;
   events: Array<GameEvent>;
   /** The viewer's view after this change (null in a replay but the last). */
