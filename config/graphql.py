@@ -30,7 +30,7 @@ from accounts import services as account_services
 from accounts.errors import AuthError
 from games.realtime import PLAYER_CLOSE_TYPE, player_group
 
-from . import ratelimit
+from . import metrics, ratelimit
 from .schema import schema
 
 __all__ = ["GraphQLWebsocketConsumer", "graphql_view", "player_group"]
@@ -64,11 +64,13 @@ class GraphQLView(AsyncGraphQLView):
 
     async def execute_operation(self, request, request_adapter, request_data, context,
                                 root_value, sub_response):
-        refused = await ratelimit.ceiling_refusal(request, request_data)
-        if refused is not None:
-            return refused
-        return await super().execute_operation(request, request_adapter, request_data,
-                                               context, root_value, sub_response)
+        result = await ratelimit.ceiling_refusal(request, request_data)
+        if result is None:
+            result = await super().execute_operation(request, request_adapter, request_data,
+                                                     context, root_value, sub_response)
+        metrics.request_observe(metrics.operation_label(request_data),
+                                metrics.outcome_label(result))
+        return result
 
     async def get_context(self, request, response):
         return {"request": request, "response": response,
@@ -79,7 +81,8 @@ graphql_view = csrf_exempt(GraphQLView.as_view(
     schema=schema, graphql_ide="graphiql" if settings.DEBUG else None))
 
 
-class GraphQLWebsocketConsumer(ratelimit.WebsocketLimits, GraphQLWSConsumer):
+class GraphQLWebsocketConsumer(metrics.WebsocketMetrics, ratelimit.WebsocketLimits,
+                               GraphQLWSConsumer):
     def __init__(self, **kwargs):
         kwargs.setdefault("subscription_protocols", (GRAPHQL_TRANSPORT_WS_PROTOCOL,))
         kwargs.setdefault("connection_init_wait_timeout", dt.timedelta(seconds=10))

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.http import JsonResponse
 from django.urls import path
 
+from . import health, metrics
 from .graphql import graphql_view
 
 admin.site.site_header = "Stapel administration"
@@ -9,7 +10,7 @@ admin.site.site_title = "Stapel admin"
 admin.site.index_title = "Moderation and tournaments"
 
 
-def health(request):
+def health_ok(request):
     return JsonResponse({"status": "ok"})
 
 
@@ -17,5 +18,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("graphql/", graphql_view),
     path("graphql", graphql_view),
-    path("health/", health),
+    path("health/", health_ok),
+    path("health/live", health.live),
+    path("health/ready", health.ready),
+    path("metrics", metrics.metrics_view),
 ]
