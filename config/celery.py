@@ -7,3 +7,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("config")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+from . import celery_signals  # noqa: E402, F401 - heartbeat, task metrics, request ids

@@ -38,7 +38,7 @@ from accounts.models import ApiToken
 from accounts.realtime import TOKEN_CLOSE_TYPE, token_group
 from games.realtime import PLAYER_CLOSE_TYPE, player_group
 
-from . import ratelimit
+from . import metrics, ratelimit
 from .schema import schema
 from .validation import BadRequest, decode_body, decode_request
 from .ws_protocol import CheckedTransportWSHandler
@@ -116,11 +116,13 @@ class GraphQLView(AsyncGraphQLView):
 
     async def execute_operation(self, request, request_adapter, request_data, context,
                                 root_value, sub_response):
-        refused = await ratelimit.ceiling_refusal(request, request_data)
-        if refused is not None:
-            return refused
-        return await super().execute_operation(request, request_adapter, request_data,
-                                               context, root_value, sub_response)
+        result = await ratelimit.ceiling_refusal(request, request_data)
+        if result is None:
+            result = await super().execute_operation(request, request_adapter, request_data,
+                                                     context, root_value, sub_response)
+        metrics.request_observe(metrics.operation_label(request_data),
+                                metrics.outcome_label(result))
+        return result
 
     def decode_json(self, data):
         return decode_request(data)
@@ -158,7 +160,8 @@ class RefuseWebsocket(AsyncWebsocketConsumer):
         await self.close()
 
 
-class GraphQLWebsocketConsumer(ratelimit.WebsocketLimits, GraphQLWSConsumer):
+class GraphQLWebsocketConsumer(metrics.WebsocketMetrics, ratelimit.WebsocketLimits,
+                               GraphQLWSConsumer):
     graphql_transport_ws_handler_class = CheckedTransportWSHandler
 
     def __init__(self, **kwargs):

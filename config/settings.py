@@ -237,6 +237,13 @@ CELERY_BEAT_SCHEDULE = {
 _chat_rate = os.environ.get("CHAT_RATE", "5/10").split("/")
 STAPEL_CHAT_RATE = (int(_chat_rate[0]), int(_chat_rate[1]))
 
+# Readiness and metrics (config/health.py, config/metrics.py).
+STAPEL_HEALTH_WORKER_MAX_AGE = env_float("HEALTH_WORKER_MAX_AGE", 30.0)
+STAPEL_METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+STAPEL_METRICS_ALLOWED_ADDRESSES = env_list("METRICS_ALLOWED_ADDRESSES")
+STAPEL_WORKER_METRICS_PORT = int(os.environ.get("WORKER_METRICS_PORT", 0) or 0)
+STAPEL_WORKER_METRICS_ADDR = os.environ.get("WORKER_METRICS_ADDR", "127.0.0.1")
+
 # Rate limits (config/ratelimit.py): `RATE_LIMIT_<NAME>` overrides one, in the `limits`
 # notation ("10 per 5 minutes", "30/hour", several separated by ";"), or "off".
 _RATE_LIMIT_DEFAULTS = {

@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.http import HttpResponse, JsonResponse
 from django.urls import path, re_path
 
+from . import health, metrics
 from .graphql import graphql_view
 
 admin.site.site_header = "Stapel administration"
@@ -10,7 +11,7 @@ admin.site.site_title = "Stapel admin"
 admin.site.index_title = "Moderation and tournaments"
 
 
-def health(request):
+def health_ok(request):
     return JsonResponse({"status": "ok"})
 
 
@@ -24,7 +25,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("graphql/", graphql_view),
     path("graphql", graphql_view),
-    path("health/", health),
+    path("health/", health_ok),
+    path("health/live", health.live),
+    path("health/ready", health.ready),
+    path("metrics", metrics.metrics_view),
     path("", webclient),
     re_path(r"^(?:t|join|tournaments|leaderboard)(?:/.*)?$", webclient),
 ]

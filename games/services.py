@@ -21,6 +21,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from accounts.models import Player
+from config import metrics
 from games.bots import BOTS
 from games.bots.search import SearchBot
 from games.engine import GAMES, IllegalAction, InvalidOptions
@@ -507,6 +508,7 @@ def _apply(table: Table, position: int, action, *, kind: str, player: Player | N
     _after_change(table, seats)
     _save(table)
     _publish_on_commit(table, entry, seats=seats)
+    metrics.move_applied_on_commit(table.game, kind)  # after the publish: times the fan-out
     return entry
 
 

@@ -1,0 +1,198 @@
+"""Prometheus metrics: their definitions, the small functions the code calls to record them,
+and the ``/metrics`` view.
+
+Several uvicorn workers (or Celery worker processes on the same host) share their figures
+when ``PROMETHEUS_MULTIPROC_DIR`` names a writable, emptied-at-start directory: each process
+writes its own files there and ``/metrics`` adds them up (prometheus-client's multiprocess
+mode). Without it, ``/metrics`` shows this process alone. Tables by status are counted in
+the database at scrape time, so every node reports the same truth.
+
+``/metrics`` answers only loopback addresses unless ``METRICS_ALLOWED_ADDRESSES`` (addresses
+or networks) or a ``METRICS_TOKEN`` (sent as ``Authorization: Bearer <token>``) says more.
+
+Labels stay bounded: a GraphQL operation is named by its root fields (the schema's, not the
+client's operation name), an outcome by a fixed set of words, a task by its registered name.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import time
+
+from django.conf import settings
+from django.http import HttpResponse
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily
+
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+
+REQUESTS = Counter("stapel_graphql_requests", "GraphQL operations over HTTP",
+                   ["operation", "outcome"])
+MOVES = Counter("stapel_moves_applied", "Moves applied, people's and bots'", ["game", "kind"])
+FANOUT = Histogram("stapel_move_fanout_seconds",
+                   "From a move's write to its events handed to the channel layer",
+                   ["game"], buckets=LATENCY_BUCKETS)
+WEBSOCKETS = Gauge("stapel_websockets_open", "Open GraphQL websockets",
+                   multiprocess_mode="livesum")
+SUBSCRIPTIONS = Gauge("stapel_subscriptions_open",
+                      "Subscriptions listening to the channel layer",
+                      multiprocess_mode="livesum")
+TASK_SECONDS = Histogram("stapel_celery_task_seconds", "Celery task run time", ["task"],
+                         buckets=LATENCY_BUCKETS)
+TASK_FAILURES = Counter("stapel_celery_task_failures", "Celery tasks that raised", ["task"])
+BOT_TURN = Histogram("stapel_bot_turn_seconds",
+                     "From a bot's turn being due to its move applied (worker tasks)",
+                     buckets=LATENCY_BUCKETS)
+
+
+# --- recording ---------------------------------------------------------------------------
+def request_observe(operation: str, outcome: str) -> None:
+    REQUESTS.labels(operation=operation, outcome=outcome).inc()
+
+
+def move_applied_on_commit(game: str, kind: str) -> None:
+    """Call right after the move's events were queued for publishing on commit: counts the
+    move and times its fan-out once the publish callback before this one has run."""
+    from django.db import transaction
+
+    started = time.monotonic()
+
+    def done():
+        MOVES.labels(game=game, kind=kind).inc()
+        FANOUT.labels(game=game).observe(time.monotonic() - started)
+
+    transaction.on_commit(done)
+
+
+def task_observe(task: str, seconds: float, failed: bool) -> None:
+    TASK_SECONDS.labels(task=task).observe(seconds)
+    if failed:
+        TASK_FAILURES.labels(task=task).inc()
+
+
+def bot_turn_observe(seconds: float) -> None:
+    BOT_TURN.observe(max(0.0, seconds))
+
+
+# --- which operation, which outcome --------------------------------------------------------
+def operation_label(request_data) -> str:
+    from .ratelimit import _root_fields
+
+    data = request_data[0] if isinstance(request_data, list) and request_data else request_data
+    fields = _root_fields(getattr(data, "query", None) or "",
+                          getattr(data, "operation_name", None))
+    if not fields:
+        return "invalid"
+    return ",".join(sorted(f for f in fields if f)[:3])
+
+
+def outcome_label(result) -> str:
+    results = result if isinstance(result, list) else [result]
+    for res in results:
+        for error in getattr(res, "errors", None) or ():
+            code = (getattr(error, "extensions", None) or {}).get("code")
+            return code if code in {"rate_limited", "internal_error"} else "graphql_error"
+    codes = set()
+    for res in results:
+        data = getattr(res, "data", None) or {}
+        for value in data.values() if isinstance(data, dict) else ():
+            if isinstance(value, dict) and value.get("errors"):
+                codes.update(e.get("code") for e in value["errors"] if isinstance(e, dict))
+    if "rate_limited" in codes:
+        return "rate_limited"
+    return "user_error" if codes else "ok"
+
+
+# --- websockets ------------------------------------------------------------------------------
+class WebsocketMetrics:
+    """Mixin for the GraphQL websocket consumer: open sockets and subscriptions."""
+
+    async def websocket_connect(self, message) -> None:
+        WEBSOCKETS.inc()
+        self._stapel_counted = True
+        await super().websocket_connect(message)
+
+    async def websocket_disconnect(self, message) -> None:
+        if getattr(self, "_stapel_counted", False):
+            self._stapel_counted = False
+            WEBSOCKETS.dec()
+        await super().websocket_disconnect(message)
+
+    def listen_to_channel(self, *args, **kwargs):
+        import contextlib
+
+        inner = super().listen_to_channel(*args, **kwargs)
+
+        @contextlib.asynccontextmanager
+        async def counted():
+            async with inner as messages:
+                SUBSCRIPTIONS.inc()
+                try:
+                    yield messages
+                finally:
+                    SUBSCRIPTIONS.dec()
+
+        return counted()
+
+
+# --- the view --------------------------------------------------------------------------------
+class TablesByStatus:
+    """Counted in the database at scrape time (the same on every node)."""
+
+    def collect(self):
+        from django.db.models import Count
+
+        from games.models import Table
+
+        family = GaugeMetricFamily("stapel_tables", "Tables by status", labels=["status"])
+        rows = Table.objects.values_list("status").annotate(n=Count("id")).order_by()
+        for status, count in rows:
+            family.add_metric([status], count)
+        yield family
+
+
+def registry() -> CollectorRegistry:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        reg = CollectorRegistry()
+        multiprocess.MultiProcessCollector(reg)
+    else:
+        from prometheus_client import REGISTRY as reg  # noqa: N811
+    return reg
+
+
+def _allowed(request) -> bool:
+    token = settings.STAPEL_METRICS_TOKEN
+    header = request.headers.get("Authorization", "")
+    if token and header.startswith("Bearer ") and hmac.compare_digest(
+            header[7:].encode(), token.encode()):
+        return True
+    try:
+        address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
+    except ValueError:
+        return False
+    if address.is_loopback:
+        return True
+    return any(address in ipaddress.ip_network(net, strict=False)
+               for net in settings.STAPEL_METRICS_ALLOWED_ADDRESSES)
+
+
+def metrics_view(request):
+    if not _allowed(request):
+        return HttpResponse("metrics are served to loopback, allowed addresses or the metrics "
+                            "token only\n", status=403, content_type="text/plain")
+    output = generate_latest(registry())
+    tables = CollectorRegistry()
+    tables.register(TablesByStatus())
+    output += generate_latest(tables)
+    return HttpResponse(output, content_type=CONTENT_TYPE_LATEST)
