@@ -222,6 +222,8 @@ class WebsocketLimits:
             query, operation_name = payload.get("query"), payload.get("operationName")
         except (ValueError, AttributeError):
             return None  # the protocol handler answers malformed frames itself
+        if not isinstance(query, str) or not isinstance(operation_name, str | None):
+            return None  # likewise: it closes the socket with 4400 (config/ws_protocol.py)
         if not counts_against_ceiling(query, operation_name):
             return None
 
