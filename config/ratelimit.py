@@ -121,8 +121,8 @@ def request_address(request) -> str:
 def _root_fields(query: str, operation_name: str | None) -> frozenset[str] | None:
     try:
         document = parse(query, no_location=True)
-    except GraphQLSyntaxError:
-        return None
+    except (GraphQLSyntaxError, RecursionError, TypeError):
+        return None  # the executor answers a bad document itself
     for op in document.definitions:
         if isinstance(op, OperationDefinitionNode) and (
                 operation_name is None or (op.name and op.name.value == operation_name)):
@@ -222,6 +222,8 @@ class WebsocketLimits:
             query, operation_name = payload.get("query"), payload.get("operationName")
         except (ValueError, AttributeError):
             return None  # the protocol handler answers malformed frames itself
+        if not isinstance(query, str) or not isinstance(operation_name, str | None):
+            return None  # likewise: the protocol handler closes the socket with 4400
         if not counts_against_ceiling(query, operation_name):
             return None
 

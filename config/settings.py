@@ -126,6 +126,9 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The reference web client (games/webclient/) is served as plain static files under
+# /static/webclient/; its page at / comes from config/urls.py.
+STATICFILES_DIRS = [("webclient", BASE_DIR / "games" / "webclient")]
 # The admin's CSS and JS are served by the ASGI app from the apps' static folders (see
 # config/asgi.py); a proxy in front may serve `collectstatic`'s STATIC_ROOT instead.
 
@@ -134,11 +137,18 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024)
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
+# A channel stays in a group this long after it last joined. Every websocket re-joins its
+# groups every third of it (config/graphql.py), so a live socket never drops out; a killed
+# node's channels drop out after it, instead of a day of "over capacity" on every send to
+# them. Resume needs no more: a reconnecting client gets a new channel and replays from the
+# log (afterSeq), it never relies on an old channel's membership.
+WS_GROUP_EXPIRY = int(os.environ.get("WS_GROUP_EXPIRY", 300))
+
 if REDIS_URL:
     CHANNEL_LAYERS = {"default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 60,
-                   "group_expiry": 86400},
+                   "group_expiry": WS_GROUP_EXPIRY},
     }}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                           "LOCATION": REDIS_URL}}
@@ -166,6 +176,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # Game service knobs.
 STAPEL_BOT_PAUSE_SECONDS = env_float("BOT_PAUSE_SECONDS", 0.8)
+# The `strong` bots' budget per move: search iterations, and a wall-clock cap in ms (0: none).
+STAPEL_STRONG_BOT_ITERATIONS = int(os.environ.get("STRONG_BOT_ITERATIONS", 300) or 300)
+STAPEL_STRONG_BOT_TIME_MS = env_float("STRONG_BOT_TIME_MS", 400.0)
 STAPEL_ROUND_PAUSE_SECONDS = env_float("ROUND_PAUSE_SECONDS", 3.0)
 STAPEL_TURN_CLOCK_DEFAULT_SECONDS = int(os.environ.get("TURN_CLOCK_SECONDS", 0) or 0)
 STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
@@ -173,6 +186,17 @@ STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
 GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
 GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))
 GRAPHQL_MAX_ALIASES = int(os.environ.get("GRAPHQL_MAX_ALIASES", 20))
+# Estimated work per request (config/cost.py): lower without a token.
+GRAPHQL_MAX_COST = int(os.environ.get("GRAPHQL_MAX_COST", 20000))
+GRAPHQL_MAX_COST_ANONYMOUS = int(os.environ.get("GRAPHQL_MAX_COST_ANONYMOUS", 5000))
+# A response bigger than this is refused with `response_too_large` (HTTP and websocket).
+GRAPHQL_MAX_RESPONSE_BYTES = int(os.environ.get("GRAPHQL_MAX_RESPONSE_BYTES", 4 * 1024 * 1024))
+# PostgreSQL cancels an API read that runs longer (config/reads.py); 0 turns it off.
+API_STATEMENT_TIMEOUT_MS = int(os.environ.get("API_STATEMENT_TIMEOUT_MS", 5000))
+# Tokens: new registered players' tokens end after N days (0: never); a guest's token ends
+# after N days without use (0: never).
+API_TOKEN_LIFETIME_DAYS = int(os.environ.get("API_TOKEN_LIFETIME_DAYS", 0) or 0)
+GUEST_TOKEN_IDLE_DAYS = int(os.environ.get("GUEST_TOKEN_IDLE_DAYS", 30) or 0)
 WS_ALLOWED_ORIGINS = env_list("WS_ALLOWED_ORIGINS")  # empty: any origin (tokens, not cookies)
 WS_MAX_SUBSCRIPTIONS = int(os.environ.get("WS_MAX_SUBSCRIPTIONS", 20))
 

@@ -53,7 +53,7 @@ def _rate_check(player: Player) -> None:
 
 def _speaker_seat(table: Table, player: Player) -> int | None:
     """The player's seat; a spectator may speak where the table lets spectators chat."""
-    seat = (Seat.objects.filter(table=table, player=player, is_bot=False)
+    seat = (Seat.objects.filter(table=table, player=player, is_bot=False, left_at=None)
             .values_list("position", flat=True).first())
     if seat is not None:
         return seat
@@ -71,7 +71,7 @@ def chat_message_send(*, player: Player, table_id, text: str) -> ChatMessage:
         raise ChatError("muted", f"you are muted until {until}")
     text = chat_text_clean(text)
     with transaction.atomic():
-        table = _lock(table_id)
+        table = _lock(table_id, viewer=player)
         if table.status == TableStatus.ABORTED:
             raise ChatError("table_closed", "this table was aborted")
         seat = _speaker_seat(table, player)

@@ -107,6 +107,20 @@ class Mutation:
             return CreateApiTokenPayload(errors=[UserError.of(exc)])
         return CreateApiTokenPayload(token=raw, api_token=ApiTokenType.of(token))
 
+    @strawberry.mutation(description=(
+        "Change your password. Every other token of yours is revoked and its websockets are "
+        "closed; the token of this request goes on working."))
+    async def change_password(self, info: Info, current_password: str,
+                              new_password: str) -> AuthPayload:
+        try:
+            player = require_viewer(info)
+            await sync_to_async(services.player_password_change)(
+                player=player, current_password=current_password, new_password=new_password,
+                keep=getattr(player, "auth_token", None))
+        except DomainError as exc:
+            return AuthPayload(errors=[UserError.of(exc)])
+        return AuthPayload(me=MeType.of(player))
+
     @strawberry.mutation(description="Revoke one of your tokens; it is refused from then on.")
     async def revoke_api_token(self, info: Info, id: strawberry.ID) -> RevokeApiTokenPayload:
         try:
