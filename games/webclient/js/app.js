@@ -368,9 +368,12 @@ async function tablePage(id) {
 
   /** @param {{type: string, data: any}} e */
   const describeEvent = (e) => {
+    // Only the event itself decides its line (the names it carries, keys in a fixed order):
+    // a move list rebuilt from `events` after a reload reads exactly as the live one did.
     const seat = field(e.data, 'seat');
-    const who = seat != null ? seatName(seat) + ': ' : '';
-    const rest = Object.entries(e.data || {}).filter(([k]) => k !== 'seat').map(([k, val]) => `${k}=${JSON.stringify(val)}`).join(' ');
+    const name = field(e.data, 'display_name');
+    const who = name != null ? name + ': ' : seat != null ? seatName(seat) + ': ' : '';
+    const rest = Object.entries(e.data || {}).filter(([k]) => k !== 'seat').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, val]) => `${k}=${JSON.stringify(val)}`).join(' ');
     return `${who}${e.type}${rest ? ' ' + rest : ''}`;
   };
 
