@@ -207,3 +207,12 @@ CELERY_BEAT_SCHEDULE = {
 # Table chat: at most N messages per player every S seconds ("N/S").
 _chat_rate = os.environ.get("CHAT_RATE", "5/10").split("/")
 STAPEL_CHAT_RATE = (int(_chat_rate[0]), int(_chat_rate[1]))
+
+# Webhooks (tournaments/webhooks.py). Non-global addresses (loopback, private, link-local)
+# are refused unless listed here as networks, e.g. "127.0.0.1/32" for tests.
+STAPEL_WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS")
+STAPEL_WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 5.0)
+STAPEL_WEBHOOK_RETRY_BASE_SECONDS = env_float("WEBHOOK_RETRY_BASE_SECONDS", 10.0)
+STAPEL_WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", 6) or 6)
+STAPEL_WEBHOOK_DISABLE_AFTER_FAILURES = int(
+    os.environ.get("WEBHOOK_DISABLE_AFTER_FAILURES", 15) or 15)
