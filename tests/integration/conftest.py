@@ -35,6 +35,9 @@ def service_env(**extra) -> dict:
            # The test server speaks plain http: admin session and CSRF cookies must not be
            # marked Secure, or clients would never send them back.
            "SECURE_COOKIES": "0",
+           # Webhook receivers of tests listen on 127.0.0.1; retries come fast.
+           "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.1/32", "WEBHOOK_RETRY_BASE_SECONDS": "0.3",
+           "WEBHOOK_MAX_ATTEMPTS": "3", "WEBHOOK_DISABLE_AFTER_FAILURES": "4",
            "DJANGO_SETTINGS_MODULE": "config.settings"}
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
     env.update({k: str(v) for k, v in extra.items()})
