@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-test migrate worker beat schema lint
+.PHONY: run test install install-test migrate worker beat schema lint webclient-types typecheck-web
 
 $(PY):
 	@test -n "$(PYTHON)" || { echo "Stapel needs Python >= 3.12 (none found)"; exit 1; }
@@ -47,3 +47,10 @@ schema: install
 
 lint: install-test
 	$(PY) -m ruff check .
+
+# The web client's types from schema.graphql, and its type check (needs node + npm).
+webclient-types: install
+	$(PY) games/webclient/generate_types.py
+
+typecheck-web:
+	cd games/webclient && npm ci --no-audit --no-fund && npx tsc --noEmit -p .

@@ -4,7 +4,12 @@ only those actions change them."""
 
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
-from django.contrib.auth.forms import AdminUserCreationForm, UserChangeForm
+from django.contrib.auth.forms import (
+    AdminPasswordChangeForm,
+    AdminUserCreationForm,
+    UserChangeForm,
+)
+from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
@@ -21,6 +26,7 @@ from games.admin_actions import (
     badge,
 )
 
+from . import services
 from .models import ApiToken, Player
 
 
@@ -95,8 +101,21 @@ def _revoke(actor, player, data):
     moderation.player_tokens_revoke(actor=actor, player_id=player.pk, reason=data["reason"])
 
 
+class PlayerPasswordChangeForm(AdminPasswordChangeForm):
+    """A password set in the admin revokes every token of the player and closes their
+    websockets: whoever had the old password may hold one of them."""
+
+    def save(self, commit=True):
+        with transaction.atomic():
+            player = super().save(commit=commit)
+            if commit:
+                services.api_tokens_revoke_all(player=player)
+        return player
+
+
 @admin.register(Player)
 class PlayerAdmin(FormActionsMixin, UserAdmin):
+    change_password_form = PlayerPasswordChangeForm
     form = PlayerChangeForm
     add_form = PlayerCreationForm
     list_display = ("display_name", "username", "kind", "standing", "date_joined", "last_login")

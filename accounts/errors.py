@@ -6,10 +6,13 @@ class DomainError(Exception):
 
     code = "error"
 
-    def __init__(self, code: str | None = None, message: str = "", *, field: str | None = None):
+    def __init__(self, code: str | None = None, message: str = "", *, field: str | None = None,
+                 extensions: dict | None = None):
         self.code = code or self.code
         self.message = message or self.code.replace("_", " ")
         self.field = field
+        # Further facts for a client (``lastSeq``...), beside ``code`` in a GraphQL error.
+        self.extensions = extensions or {}
         super().__init__(self.message)
 
 

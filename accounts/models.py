@@ -57,6 +57,9 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True,
+                                      help_text="Empty: no end date (a guest's token still "
+                                                "ends after GUEST_TOKEN_IDLE_DAYS unused).")
 
     class Meta:
         ordering = ["-created_at"]

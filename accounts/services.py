@@ -1,8 +1,15 @@
-"""The only code that writes players and tokens."""
+"""The only code that writes players and tokens.
+
+Tokens may expire: ``API_TOKEN_LIFETIME_DAYS`` gives new tokens of registered players an
+end date (0: none); a guest's token ends after ``GUEST_TOKEN_IDLE_DAYS`` without use (a
+guest has nothing else to sign in with, so it lives as long as it is used). Revoking a token,
+revoking all of a player's, and a password change close the websockets of those tokens.
+"""
 
 import secrets
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -10,6 +17,7 @@ from django.utils import timezone
 
 from .errors import AuthError, DomainError
 from .models import ApiToken, Player, hash_token
+from .realtime import close_token_sockets_on_commit
 
 TOKEN_PREFIX = "stp_"
 # Writing last_used_at on every request would turn each read into a write; a minute is
@@ -31,9 +39,22 @@ def _new_token(player: Player, name: str) -> tuple[ApiToken, str]:
         raise DomainError("invalid_token_name", "token name must be 1 to 100 characters",
                           field="name")
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    lifetime = settings.API_TOKEN_LIFETIME_DAYS
+    expires_at = (timezone.now() + timedelta(days=lifetime)
+                  if lifetime > 0 and not player.is_guest else None)
     token = ApiToken.objects.create(player=player, name=name, prefix=raw[:12],
-                                    key_hash=hash_token(raw))
+                                    key_hash=hash_token(raw), expires_at=expires_at)
     return token, raw
+
+
+def token_expires_at(token: ApiToken, player: Player):
+    """When ``token`` stops working if nothing changes: its end date, or for a guest the end
+    of its idle window (it moves on with every use)."""
+    idle = settings.GUEST_TOKEN_IDLE_DAYS
+    if player.is_guest and idle > 0:
+        idle_end = (token.last_used_at or token.created_at) + timedelta(days=idle)
+        return min(idle_end, token.expires_at) if token.expires_at else idle_end
+    return token.expires_at
 
 
 @transaction.atomic
@@ -42,7 +63,7 @@ def guest_create(*, display_name: str) -> tuple[Player, str]:
     player = Player(username=f"guest-{secrets.token_hex(8)}", display_name=name, is_guest=True)
     player.set_unusable_password()
     player.save()
-    _, raw = _new_token(player, "guest")
+    player.auth_token, raw = _new_token(player, "guest")
     return player, raw
 
 
@@ -70,7 +91,7 @@ def player_register(*, username: str, password: str, display_name: str,
         player.save()
     except IntegrityError:
         raise DomainError("username_taken", "that username is taken", field="username") from None
-    _, raw = _new_token(player, "login")
+    player.auth_token, raw = _new_token(player, "login")
     return player, raw
 
 
@@ -83,7 +104,7 @@ def player_login(*, username: str, password: str, token_name: str = "login") -> 
         raise AuthError("banned", "this account is banned")
     if not player.is_active:
         raise AuthError("inactive", "this account is disabled")
-    _, raw = _new_token(player, token_name)
+    player.auth_token, raw = _new_token(player, token_name)
     return player, raw
 
 
@@ -91,18 +112,45 @@ def api_token_create(*, player: Player, name: str) -> tuple[ApiToken, str]:
     return _new_token(player, name)
 
 
+@transaction.atomic
 def api_token_revoke(*, player: Player, token_id: int) -> ApiToken:
-    token = ApiToken.objects.filter(pk=token_id, player=player).first()
+    token = ApiToken.objects.select_for_update().filter(pk=token_id, player=player).first()
     if token is None:
         raise DomainError("not_found", "no such token", field="id")
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
+        close_token_sockets_on_commit([token.pk])
     return token
 
 
-def api_tokens_revoke_all(*, player: Player) -> int:
-    return ApiToken.objects.filter(player=player, revoked_at=None).update(revoked_at=timezone.now())
+@transaction.atomic
+def api_tokens_revoke_all(*, player: Player, keep: ApiToken | None = None) -> int:
+    live = ApiToken.objects.filter(player=player, revoked_at=None)
+    if keep is not None:
+        live = live.exclude(pk=keep.pk)
+    ids = list(live.select_for_update().values_list("pk", flat=True))
+    ApiToken.objects.filter(pk__in=ids).update(revoked_at=timezone.now())
+    close_token_sockets_on_commit(ids)
+    return len(ids)
+
+
+@transaction.atomic
+def player_password_change(*, player: Player, current_password: str | None, new_password: str,
+                           keep: ApiToken | None = None) -> int:
+    """A new password; every token but ``keep`` (the one this change was made with) is
+    revoked and its sockets closed. ``current_password=None``: an admin sets it."""
+    if current_password is not None and not player.check_password(current_password or ""):
+        raise DomainError("invalid_credentials", "the current password is wrong",
+                          field="currentPassword")
+    try:
+        password_validation.validate_password(new_password or "", player)
+    except ValidationError as exc:
+        raise DomainError("invalid_password", " ".join(exc.messages),
+                          field="newPassword") from None
+    player.set_password(new_password)
+    player.save(update_fields=["password"])
+    return api_tokens_revoke_all(player=player, keep=keep)
 
 
 def player_for_token(raw: str) -> Player:
@@ -115,12 +163,18 @@ def player_for_token(raw: str) -> Player:
         raise AuthError("invalid_token", "invalid or revoked token")
     player = token.player
     now = timezone.now()
+    expires_at = token_expires_at(token, player)
+    if expires_at is not None and expires_at <= now:
+        raise AuthError("token_expired", "this token has expired: sign in again")
     if player.is_banned(now):
         raise AuthError("banned", "this account is banned")
     if not player.is_active:
         raise AuthError("inactive", "this account is disabled")
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
+    # The token this request came with: websockets join its group, `me` shows its expiry.
+    player.auth_token = token
     return player
 
 

@@ -19,11 +19,14 @@ class UserError:
     code: str
     message: str
     field: str | None = None
+    retry_after: int | None = strawberry.field(
+        default=None, description="With `rate_limited`: seconds to wait before trying again.")
 
     @classmethod
     def of(cls, exc: Exception) -> UserError:
         return cls(code=getattr(exc, "code", "error"), message=getattr(exc, "message", str(exc)),
-                   field=getattr(exc, "field", None))
+                   field=getattr(exc, "field", None),
+                   retry_after=getattr(exc, "retry_after", None))
 
 
 def viewer(info: Info) -> Any | None:

@@ -15,7 +15,6 @@ from strawberry.extensions import (
     AddValidationRules,
     MaskErrors,
     MaxTokensLimiter,
-    ParserCache,
     ValidationCache,
     max_aliases,
     query_depth_limiter,
@@ -37,14 +36,25 @@ from tournaments.api.schema import Subscription as TournamentsSubscription
 from tournaments.api.webhooks import Mutation as WebhooksMutation
 from tournaments.api.webhooks import Query as WebhooksQuery
 
+from .cost import QueryCostLimiter
+from .validation import SafeParserCache, StringInputValidation
+
 log = logging.getLogger("stapel.graphql")
 
 EXPECTED = (DomainError,)
 
 
+def _client_mistake(error: GraphQLError) -> bool:
+    """A variable that does not coerce to its type (``"abc"`` for ``Int!``, a bad enum, an
+    unknown ``ActionInput`` key, NaN): graphql-core raises it before execution, so it has
+    no path, and carries the coercion's error as its original."""
+    return error.path is None and isinstance(error.original_error,
+                                             (GraphQLError, ValueError, TypeError))
+
+
 def _expected(error: GraphQLError) -> bool:
     original = error.original_error
-    return original is None or isinstance(original, EXPECTED) or (
+    return original is None or isinstance(original, EXPECTED) or _client_mistake(error) or (
         type(original).__name__ in {"IllegalAction", "InvalidOptions", "InvalidDeck"})
 
 
@@ -68,10 +78,17 @@ class StapelMaskErrors(MaskErrors):
                 out.append(self.anonymise_error(error))
                 continue
             original = error.original_error
-            if original is not None:
-                ext = {"code": getattr(original, "code", "error")}
+            if original is not None and _client_mistake(error):
+                error = GraphQLError(message=error.message, nodes=error.nodes,
+                                     source=error.source, positions=error.positions,
+                                     extensions={"code": "graphql_validation_failed"})
+            elif original is not None:
+                ext = {**(getattr(original, "extensions", None) or {}),
+                       "code": getattr(original, "code", "error")}
                 if getattr(original, "field", None):
                     ext["field"] = original.field
+                if getattr(original, "retry_after", None):  # rate_limited (config/ratelimit.py)
+                    ext["retryAfter"] = original.retry_after
                 error = GraphQLError(message=error.message, nodes=error.nodes,
                                      source=error.source, positions=error.positions,
                                      path=error.path, extensions=ext)
@@ -125,8 +142,11 @@ schema = StapelSchema(
     extensions=[
         QueryLimits,
         lambda: MaxTokensLimiter(max_token_count=settings.GRAPHQL_MAX_TOKENS),
-        lambda: ParserCache(maxsize=512),
+        lambda: SafeParserCache(maxsize=512),
         lambda: ValidationCache(maxsize=512),
+        # After the validation cache: these see valid documents only.
+        StringInputValidation,
+        QueryCostLimiter,
         StapelMaskErrors,
     ],
 )

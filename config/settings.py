@@ -126,6 +126,9 @@ USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# The reference web client (games/webclient/) is served as plain static files under
+# /static/webclient/; its page at / comes from config/urls.py.
+STATICFILES_DIRS = [("webclient", BASE_DIR / "games" / "webclient")]
 # The admin's CSS and JS are served by the ASGI app from the apps' static folders (see
 # config/asgi.py); a proxy in front may serve `collectstatic`'s STATIC_ROOT instead.
 
@@ -134,11 +137,18 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024)
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
+# A channel stays in a group this long after it last joined. Every websocket re-joins its
+# groups every third of it (config/graphql.py), so a live socket never drops out; a killed
+# node's channels drop out after it, instead of a day of "over capacity" on every send to
+# them. Resume needs no more: a reconnecting client gets a new channel and replays from the
+# log (afterSeq), it never relies on an old channel's membership.
+WS_GROUP_EXPIRY = int(os.environ.get("WS_GROUP_EXPIRY", 300))
+
 if REDIS_URL:
     CHANNEL_LAYERS = {"default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 60,
-                   "group_expiry": 86400},
+                   "group_expiry": WS_GROUP_EXPIRY},
     }}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                           "LOCATION": REDIS_URL}}
@@ -155,6 +165,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Several deployments (or test runs) may share one broker on separate queues.
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 CELERY_TASK_ACKS_LATE = False  # per task: only idempotent tasks ack late
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 # Long timers live in the database and are swept by beat, so no countdown in the broker ever
@@ -164,6 +176,9 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # Game service knobs.
 STAPEL_BOT_PAUSE_SECONDS = env_float("BOT_PAUSE_SECONDS", 0.8)
+# The `strong` bots' budget per move: search iterations, and a wall-clock cap in ms (0: none).
+STAPEL_STRONG_BOT_ITERATIONS = int(os.environ.get("STRONG_BOT_ITERATIONS", 300) or 300)
+STAPEL_STRONG_BOT_TIME_MS = env_float("STRONG_BOT_TIME_MS", 400.0)
 STAPEL_ROUND_PAUSE_SECONDS = env_float("ROUND_PAUSE_SECONDS", 3.0)
 STAPEL_TURN_CLOCK_DEFAULT_SECONDS = int(os.environ.get("TURN_CLOCK_SECONDS", 0) or 0)
 STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
@@ -171,6 +186,17 @@ STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
 GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
 GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))
 GRAPHQL_MAX_ALIASES = int(os.environ.get("GRAPHQL_MAX_ALIASES", 20))
+# Estimated work per request (config/cost.py): lower without a token.
+GRAPHQL_MAX_COST = int(os.environ.get("GRAPHQL_MAX_COST", 20000))
+GRAPHQL_MAX_COST_ANONYMOUS = int(os.environ.get("GRAPHQL_MAX_COST_ANONYMOUS", 5000))
+# A response bigger than this is refused with `response_too_large` (HTTP and websocket).
+GRAPHQL_MAX_RESPONSE_BYTES = int(os.environ.get("GRAPHQL_MAX_RESPONSE_BYTES", 4 * 1024 * 1024))
+# PostgreSQL cancels an API read that runs longer (config/reads.py); 0 turns it off.
+API_STATEMENT_TIMEOUT_MS = int(os.environ.get("API_STATEMENT_TIMEOUT_MS", 5000))
+# Tokens: new registered players' tokens end after N days (0: never); a guest's token ends
+# after N days without use (0: never).
+API_TOKEN_LIFETIME_DAYS = int(os.environ.get("API_TOKEN_LIFETIME_DAYS", 0) or 0)
+GUEST_TOKEN_IDLE_DAYS = int(os.environ.get("GUEST_TOKEN_IDLE_DAYS", 30) or 0)
 WS_ALLOWED_ORIGINS = env_list("WS_ALLOWED_ORIGINS")  # empty: any origin (tokens, not cookies)
 WS_MAX_SUBSCRIPTIONS = int(os.environ.get("WS_MAX_SUBSCRIPTIONS", 20))
 
@@ -197,6 +223,9 @@ if not DEBUG and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
 
+# With tasks in-process (the embedded default) the web process does beat's work as well
+# (games/scheduling.py); with a broker, run exactly one `celery beat`.
+STAPEL_IN_PROCESS_BEAT = env_bool("IN_PROCESS_BEAT", default=CELERY_TASK_ALWAYS_EAGER)
 CELERY_BEAT_SCHEDULE = {
     "games-sweep": {"task": "games.sweep", "schedule": env_float("SWEEP_SECONDS", 5.0)},
     # Registration windows, starts on time, arena ends, and results whose task was lost.
@@ -216,3 +245,24 @@ STAPEL_WEBHOOK_RETRY_BASE_SECONDS = env_float("WEBHOOK_RETRY_BASE_SECONDS", 10.0
 STAPEL_WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", 6) or 6)
 STAPEL_WEBHOOK_DISABLE_AFTER_FAILURES = int(
     os.environ.get("WEBHOOK_DISABLE_AFTER_FAILURES", 15) or 15)
+
+# Rate limits (config/ratelimit.py): `RATE_LIMIT_<NAME>` overrides one, in the `limits`
+# notation ("10 per 5 minutes", "30/hour", several separated by ";"), or "off".
+_RATE_LIMIT_DEFAULTS = {
+    "create_guest": "30 per hour",           # per address
+    "register": "10 per hour",               # per address
+    "login_username": "10 per 5 minutes",    # failed logins per username
+    "login_address": "30 per 5 minutes",     # logins per address
+    "create_table": "30 per 10 minutes",     # per player
+    "chat": f"{STAPEL_CHAT_RATE[0]} per {STAPEL_CHAT_RATE[1]} seconds",  # per player
+    "report": "10 per hour",                 # per player
+    "invite_guess": "10 per 10 minutes",     # wrong invite codes per player
+    "ws_connect": "60 per minute",           # websocket connects per address
+    "ws_operation": "60 per minute",         # subscribe messages per websocket
+    "token": "1200 per minute",              # every operation but `act`, per token's player
+    "address": "600 per minute",             # every anonymous operation, per address
+}
+STAPEL_RATE_LIMITS = {name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default)
+                      for name, default in _RATE_LIMIT_DEFAULTS.items()}
+STAPEL_RATE_LIMIT_STORAGE = os.environ.get("RATE_LIMIT_STORAGE", REDIS_URL or "memory://")
+STAPEL_RATE_LIMIT_KEY_PREFIX = "stapel:rl"

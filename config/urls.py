@@ -1,6 +1,7 @@
+from django.conf import settings
 from django.contrib import admin
-from django.http import JsonResponse
-from django.urls import path
+from django.http import HttpResponse, JsonResponse
+from django.urls import path, re_path
 
 from .graphql import graphql_view
 
@@ -13,9 +14,17 @@ def health(request):
     return JsonResponse({"status": "ok"})
 
 
+def webclient(request, **_):
+    """The web client's one page: the lobby at / and every deep link the client routes itself."""
+    page = (settings.BASE_DIR / "games" / "webclient" / "index.html").read_text()
+    return HttpResponse(page, content_type="text/html; charset=utf-8")
+
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("graphql/", graphql_view),
     path("graphql", graphql_view),
     path("health/", health),
+    path("", webclient),
+    re_path(r"^(?:t|join|tournaments|leaderboard)(?:/.*)?$", webclient),
 ]

@@ -7,22 +7,20 @@ text is looked up whenever the log is read (``selectors.chat_events_resolve``), 
 moderator hides vanishes from every replay as well. Hiding and unhiding are log entries too
 (``chat_hidden`` / ``chat_unhidden``) so live clients drop or restore the text.
 
-Rate limit: a fixed-window counter per player in Django's cache (Redis with ``REDIS_URL``,
-so every web node shares it). django-ratelimit was the other candidate, but it keys on
-HTTP requests, and chat arrives over websockets as well; the limit belongs to the service.
+Rate limit: the ``chat`` limit of config/ratelimit.py per player (``CHAT_RATE``), shared by
+every web node through Redis. It is checked here, in the service, because chat arrives over
+websockets as well as HTTP.
 """
 
 from __future__ import annotations
 
-import time
 import unicodedata
 
-from django.conf import settings
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Player
+from config import ratelimit
 
 from . import selectors
 from .errors import GameError
@@ -50,23 +48,12 @@ def chat_text_clean(text: str) -> str:
 
 
 def _rate_check(player: Player) -> None:
-    count, window = settings.STAPEL_CHAT_RATE
-    bucket = int(time.time() // window)
-    key = f"stapel:chat-rate:{player.pk}:{bucket}"
-    cache.add(key, 0, timeout=window + 1)
-    try:
-        used = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window + 1)
-        used = 1
-    if used > count:
-        raise ChatError("rate_limited",
-                        f"at most {count} messages every {window} seconds; wait a moment")
+    ratelimit.hit("chat", player.pk)
 
 
 def _speaker_seat(table: Table, player: Player) -> int | None:
     """The player's seat; a spectator may speak where the table lets spectators chat."""
-    seat = (Seat.objects.filter(table=table, player=player, is_bot=False)
+    seat = (Seat.objects.filter(table=table, player=player, is_bot=False, left_at=None)
             .values_list("position", flat=True).first())
     if seat is not None:
         return seat
@@ -84,7 +71,7 @@ def chat_message_send(*, player: Player, table_id, text: str) -> ChatMessage:
         raise ChatError("muted", f"you are muted until {until}")
     text = chat_text_clean(text)
     with transaction.atomic():
-        table = _lock(table_id)
+        table = _lock(table_id, viewer=player)
         if table.status == TableStatus.ABORTED:
             raise ChatError("table_closed", "this table was aborted")
         seat = _speaker_seat(table, player)

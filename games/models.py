@@ -89,6 +89,9 @@ class Seat(models.Model):
         default=False, help_text="A bot plays for the player (missed turns or a ban).")
     missed_turns = models.PositiveSmallIntegerField(default=0)
     joined_at = models.DateTimeField(auto_now_add=True)
+    left_at = models.DateTimeField(
+        null=True, blank=True, help_text="The player left during the match: a bot plays the "
+                                         "seat to the end, and they only watch.")
 
     class Meta:
         ordering = ["table_id", "position"]
@@ -130,6 +133,8 @@ class TableLogEntry(models.Model):
     idempotency_key = models.CharField(max_length=100, null=True, blank=True)
     events = models.JSONField(default=list)
     version = models.PositiveIntegerField(help_text="The table's version after this entry.")
+    status = models.CharField(max_length=10, choices=TableStatus.choices, blank=True,
+                              help_text="The table's status after this entry (replays).")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -18,7 +18,7 @@ from accounts import services as account_services
 from accounts.errors import DomainError
 from accounts.models import Player
 
-from . import realtime, services
+from . import realtime, selectors, services
 from .chat import chat_message_visibility_set
 from .models import AuditLog, ChatMessage, Report, ReportStatus, Seat, Table, TableStatus
 
@@ -231,7 +231,8 @@ def report_create(*, reporter: Player, player_id, reason: str, table_id=None,
         table = message.table
     if table_id is not None:
         table = Table.objects.filter(pk=_int(table_id, "tableId")).first()
-        if table is None or (message is not None and message.table_id != table.pk):
+        if table is None or (message is not None and message.table_id != table.pk) or (
+                not selectors.may_see(table, reporter)):
             raise ModerationError("not_found", "no such table", field="tableId")
     return Report.objects.create(reporter=reporter, reported=reported, table=table,
                                  message=message, reason=reason)
@@ -265,7 +266,18 @@ def report_resolve(*, actor: Player, report_id, note: str,
 def table_abort(*, actor: Player, table_id, reason: str) -> Table:
     _require(actor, "games.abort_table")
     reason = _reason(reason)
-    table = services.table_abort(actor=actor, table_id=table_id, reason=reason)
+    table = services.table_abort(actor=actor, table_id=table_id, reason=reason, moderated=True)
     audit_record(actor=actor, action=Action.ABORT_TABLE, reason=reason, table=table,
                  extra={"game": table.game, "round": table.round_number})
     return table
+
+
+def table_abort_by(*, actor: Player, table_id, reason: str = "") -> Table:
+    """``abortTable``: the creator ends a table that has not started; anything else (another
+    player's table, or one that is playing) is a moderator's action, with the permission and
+    an audit row. Other players get ``not_creator``, staff without the permission
+    ``forbidden``."""
+    table = selectors.table_for(table_id, actor)
+    if (table.creator_id == actor.pk and table.status == TableStatus.OPEN) or not actor.is_staff:
+        return services.table_abort(actor=actor, table_id=table.pk, reason=reason)
+    return table_abort(actor=actor, table_id=table.pk, reason=reason)

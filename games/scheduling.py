@@ -88,3 +88,66 @@ class _LocalScheduler:
 _LOCAL = _LocalScheduler()
 wait_idle = _LOCAL.wait_idle
 clear_local_queue = _LOCAL.clear
+
+
+# --- beat's work in-process ------------------------------------------------------------
+# Without a beat process (the embedded default), ``CELERY_BEAT_SCHEDULE`` runs on the same
+# timer queue: each entry puts itself back after it ran, at the interval its schedule gives
+# (a number of seconds, a timedelta or a crontab, as in beat). Started by the ASGI app; off
+# in the pytest process, where tests call the periodic services themselves.
+
+_BEAT: dict[str, _Periodic] = {}
+_BEAT_LOCK = threading.Lock()
+
+
+class _Periodic:
+    def __init__(self, name: str, task, schedule, args: list) -> None:
+        self.name = name
+        self.task = task
+        self.schedule = schedule
+        self.args = args
+        self.stopped = False
+        self.last_run_at = schedule.now()
+
+    def delay(self) -> float:
+        return max(0.0, self.schedule.remaining_estimate(self.last_run_at).total_seconds())
+
+    def run(self) -> None:
+        if self.stopped:
+            return
+        self.last_run_at = self.schedule.now()
+        try:
+            self.task.run(*self.args)
+        finally:
+            if not self.stopped:
+                _LOCAL.put(self, [], self.delay())
+
+
+def beat_start() -> list[str]:
+    """Run every entry of ``CELERY_BEAT_SCHEDULE`` in this process, once per process, when
+    tasks run in-process and ``STAPEL_IN_PROCESS_BEAT`` is on. Returns the entries started."""
+    if not (in_process() and getattr(settings, "STAPEL_IN_PROCESS_BEAT", False)):
+        return []
+    from celery.schedules import maybe_schedule
+
+    from config.celery import app
+
+    with _BEAT_LOCK:
+        if _BEAT:
+            return list(_BEAT)
+        app.loader.import_default_modules()
+        for name, entry in settings.CELERY_BEAT_SCHEDULE.items():
+            periodic = _Periodic(name, app.tasks[entry["task"]],
+                                 maybe_schedule(entry["schedule"], app=app),
+                                 list(entry.get("args", ())))
+            _BEAT[name] = periodic
+            _LOCAL.put(periodic, [], periodic.delay())
+        log.info("in-process beat: %s", ", ".join(_BEAT))
+        return list(_BEAT)
+
+
+def beat_stop() -> None:
+    with _BEAT_LOCK:
+        for periodic in _BEAT.values():
+            periodic.stopped = True
+        _BEAT.clear()

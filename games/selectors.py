@@ -25,9 +25,34 @@ def viewer_seat(table: Table, player) -> int | None:
     if player is None:
         return None
     for seat in table.seats.all():
-        if seat.player_id == player.pk and not seat.is_bot:
+        if seat.player_id == player.pk and not seat.is_bot and seat.left_at is None:
             return seat.position
-    return None
+    return None  # a player who left during the match watches as a spectator
+
+
+def may_see(table: Table, player, invite_code: str | None = None) -> bool:
+    """Whether the table exists for this viewer. A private table exists only for its players
+    (seated now or before), its creator, staff and whoever holds its invite code; to anyone
+    else every query, subscription and mutation answers as for a table that does not exist
+    (``not_found``), so ids tried in sequence learn nothing. Tournament tables are public,
+    as tournaments are."""
+    if table.visibility != Visibility.PRIVATE:
+        return True
+    if invite_code and invite_code == table.invite_code:
+        return True
+    if player is None:
+        return False
+    if player.is_staff or player.pk == table.creator_id:
+        return True
+    return any(s.player_id == player.pk for s in table.seats.all())
+
+
+def table_for(table_id, player) -> Table:
+    """``table_get`` for a viewer: ``not_found`` where the table does not exist for them."""
+    table = table_get(table_id)
+    if not may_see(table, player):
+        raise GameError("not_found", "no such table", field="tableId")
+    return table
 
 
 def may_watch(table: Table, player, seat: int | None) -> bool:
@@ -60,7 +85,8 @@ def lobby(*, game: str | None, status: str | None, first: int, after: int | None
 
 
 def tables_of(player, *, active_only: bool = True) -> list[Table]:
-    qs = (Table.objects.filter(seats__player=player, seats__is_bot=False)
+    qs = (Table.objects.filter(seats__player=player, seats__is_bot=False,
+                               seats__left_at__isnull=True)
           .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")))
           .select_related("creator").order_by("-id"))
     if active_only:

@@ -22,9 +22,10 @@ from django.utils import timezone
 
 from accounts.models import Player
 from games.bots import BOTS
+from games.bots.search import SearchBot
 from games.engine import GAMES, IllegalAction, InvalidOptions
 
-from . import realtime
+from . import realtime, selectors
 from .errors import GameError
 from .models import (
     LogKind,
@@ -51,6 +52,7 @@ class ActResult:
     version: int
     seq: int
     replayed: bool = False
+    key_reused: bool = False  # replayed, but the key came with another action this time
 
 
 def get_engine(game: str):
@@ -60,11 +62,16 @@ def get_engine(game: str):
     return engine
 
 
-def _lock(table_id) -> Table:
+def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None) -> Table:
+    """The table, locked. With ``viewer``: ``not_found`` where it does not exist for them
+    (a private table they are not part of, see ``selectors.may_see``)."""
     try:
-        return Table.objects.select_for_update().get(pk=int(table_id))
+        table = Table.objects.select_for_update().get(pk=int(table_id))
     except (Table.DoesNotExist, ValueError, TypeError):
         raise GameError("not_found", "no such table", field="tableId") from None
+    if viewer is not None and not selectors.may_see(table, viewer, invite_code):
+        raise GameError("not_found", "no such table", field="tableId")
+    return table
 
 
 def _seats(table: Table) -> dict[int, Seat]:
@@ -86,7 +93,7 @@ def _append(table: Table, *, kind: str, events: list, seat: int | None = None,
     table.last_seq += 1
     return TableLogEntry.objects.create(
         table=table, seq=table.last_seq, kind=kind, seat=seat, player=player, action=action,
-        idempotency_key=key, events=events, version=table.version)
+        idempotency_key=key, events=events, version=table.version, status=table.status)
 
 
 # --- publishing -------------------------------------------------------------------------------
@@ -112,7 +119,9 @@ def _messages(table: Table, entry: TableLogEntry,
               seats: dict[int, Seat]) -> list[tuple[str, dict]]:
     """One payload per person seated (their own view) and one for the spectators, which
     names the seated people so that their subscriptions drop the spectators' copy."""
-    people = {position: seat.player_id for position, seat in seats.items() if not seat.is_bot}
+    # Someone who left watches as a spectator: the seat's own view goes to no one.
+    people = {position: seat.player_id for position, seat in seats.items()
+              if not seat.is_bot and seat.left_at is None}
     audiences = [(position, realtime.player_audience(player_id))
                  for position, player_id in people.items()]
     audiences.append((None, realtime.SPECTATORS))
@@ -252,8 +261,9 @@ def table_join(*, player: Player, table_id=None, invite_code: str | None = None,
             raise GameError("wrong_invite_code", "no table has that invite code",
                             field="inviteCode")
         table_id = found
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=player, invite_code=invite_code)
     if table.visibility == Visibility.PRIVATE and invite_code != table.invite_code:
+        # Its creator or a staff member, who may see it, still needs the code to sit down.
         raise GameError("wrong_invite_code", "this table needs its invite code",
                         field="inviteCode")
     if table.status != TableStatus.OPEN:
@@ -277,7 +287,7 @@ def table_join(*, player: Player, table_id=None, invite_code: str | None = None,
 @transaction.atomic
 def bot_add(*, player: Player, table_id, level: str = "heuristic",
             position: int | None = None) -> Table:
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=player)
     _require_creator(table, player)
     if table.status != TableStatus.OPEN:
         raise GameError("not_open", "bots are added before the start")
@@ -332,7 +342,7 @@ def table_create_seated(*, creator: Player, game: str, options: dict | None,
 
 @transaction.atomic
 def bot_remove(*, player: Player, table_id, position: int) -> Table:
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=player)
     _require_creator(table, player)
     if table.status != TableStatus.OPEN:
         raise GameError("not_open", "bots are removed before the start")
@@ -350,9 +360,9 @@ def bot_remove(*, player: Player, table_id, position: int) -> Table:
 @transaction.atomic
 def table_leave(*, player: Player, table_id) -> Table:
     """Before the start the seat is freed; during a match a bot plays it to the end."""
-    table = _lock(table_id)
-    seat = next((s for s in _seats(table).values() if s.player_id == player.pk and not s.is_bot),
-                None)
+    table = _lock(table_id, viewer=player)
+    seat = next((s for s in _seats(table).values() if s.player_id == player.pk and not s.is_bot
+                 and s.left_at is None), None)
     if seat is None:
         raise GameError("not_seated", "you do not sit at this table")
     if table.status == TableStatus.OPEN:
@@ -364,6 +374,9 @@ def table_leave(*, player: Player, table_id) -> Table:
         return table
     if table.status != TableStatus.PLAYING:
         raise GameError("game_over", "this match is over")
+    # For good: unlike a seat taken over after missed turns, acting does not take it back.
+    seat.left_at = timezone.now()
+    seat.save(update_fields=["left_at"])
     _hand_to_bot(table, seat, reason="left")
     return table
 
@@ -405,7 +418,7 @@ def _require_creator(table: Table, player: Player) -> None:
 @transaction.atomic
 def table_start(*, player: Player | None, table_id) -> Table:
     """Deal the first round. ``player`` None: the system (e.g. a tournament) starts it."""
-    table = _lock(table_id)
+    table = _lock(table_id, viewer=player)
     if player is not None:
         _require_creator(table, player)
     if table.status != TableStatus.OPEN:
@@ -424,13 +437,14 @@ def table_start(*, player: Player | None, table_id) -> Table:
             s.position = i
             s.save(update_fields=["position"])
     table.seat_count = len(seats)
-    table.state = engine.new_game(len(seats), table.seed, table.options)
+    table.state, deal_events = engine.new_game_with_events(len(seats), table.seed, table.options)
     table.status = TableStatus.PLAYING
     table.version = 1
     table.round_number = 1
     table.started_at = timezone.now()
+    # The first deal says what every later one says (each seat's cards, the round's start).
     entry = _append(table, kind=LogKind.START, player=player, events=[
-        {"type": "match_started", "seats": len(seats), "visible_to": "all"}])
+        {"type": "match_started", "seats": len(seats), "visible_to": "all"}, *deal_events])
     _after_change(table, {s.position: s for s in seats})
     _save(table, "seat_count", "status", "round_number", "started_at")
     _publish_on_commit(table, entry, lobby=True)
@@ -449,15 +463,16 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
                         field="idempotencyKey")
     key = f"{player.pk}:{idempotency_key}" if idempotency_key else None
     with transaction.atomic():
-        table = _lock(table_id)
+        table = _lock(table_id, viewer=player)
         if key is not None:
             prior = (TableLogEntry.objects.filter(table=table, idempotency_key=key)
-                     .values("version", "seq").first())
+                     .values("version", "seq", "action").first())
             if prior is not None:
-                return ActResult(table.pk, prior["version"], prior["seq"], replayed=True)
+                return ActResult(table.pk, prior["version"], prior["seq"], replayed=True,
+                                 key_reused=prior["action"] != action)
         seats = _seats(table)
-        seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot),
-                    None)
+        seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
+                     and s.left_at is None), None)
         if seat is None:
             raise GameError("not_seated", "you do not sit at this table")
         if table.status != TableStatus.PLAYING:
@@ -525,7 +540,13 @@ def bot_turn(*, table_id: int, expected_version: int) -> bool:
     policy = BOTS[table.game].get(level) or BOTS[table.game]["random"]
     legal = engine.legal_actions(table.state, position)
     rng = random.Random(f"{table.seed}:{table.version}:{position}")
-    action = policy.choose(engine.view(table.state, position), legal, rng)
+    view = engine.view(table.state, position)
+    if isinstance(policy, SearchBot):
+        action = policy.choose(view, legal, rng,
+                               iterations=settings.STAPEL_STRONG_BOT_ITERATIONS,
+                               time_ms=settings.STAPEL_STRONG_BOT_TIME_MS)
+    else:
+        action = policy.choose(view, legal, rng)
     _apply(table, position, action, kind=LogKind.BOT, seats=seats,
            key=f"bot:{table.version}:{position}")
     return True
@@ -629,11 +650,16 @@ def _count_stats(table: Table, seats: dict[int, Seat], placings: list[int], *,
 
 
 @transaction.atomic
-def table_abort(*, actor: Player | None, table_id, reason: str = "") -> Table:
-    """The creator or staff (or the system, ``actor`` None) ends a table without a result."""
-    table = _lock(table_id)
-    if actor is not None and table.creator_id != actor.pk and not actor.is_staff:
-        raise GameError("not_creator", "only the table's creator or a moderator may abort it")
+def table_abort(*, actor: Player | None, table_id, reason: str = "",
+                moderated: bool = False) -> Table:
+    """The creator of a table that has not started ends it without a result; so does the
+    system (``actor`` None) and a moderator, through ``games.moderation.table_abort`` (which
+    checks the permission and writes the audit log, ``moderated``)."""
+    table = _lock(table_id, viewer=actor)
+    if actor is not None and not moderated and (table.creator_id != actor.pk
+                                                or table.status != TableStatus.OPEN):
+        raise GameError("not_creator", "only the table's creator, before the start, or a "
+                                       "moderator may abort it")
     if not table.is_active:
         raise GameError("game_over", "this table has ended already")
     table.status = TableStatus.ABORTED

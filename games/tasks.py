@@ -5,11 +5,15 @@ and does nothing when the match has moved on, so running one twice (redelivery a
 worker, a sweep re-queueing it) is harmless; that is what makes ``acks_late`` safe here.
 """
 
+import logging
+
 from celery import shared_task
 from celery.signals import worker_ready
 from django.db import OperationalError
 
 from . import scheduling, services
+
+log = logging.getLogger("stapel.tasks")
 
 IDEMPOTENT = {"acks_late": True, "reject_on_worker_lost": True,
               "autoretry_for": (OperationalError,), "retry_backoff": True, "max_retries": 5}
@@ -39,7 +43,15 @@ TASKS = {"bot_turn": bot_turn, "round_end": round_end, "turn_timeout": turn_time
 
 
 def enqueue(name: str, table_id: int, version: int, *, countdown: float = 0.0) -> None:
-    scheduling.schedule(TASKS[name], [table_id, version], countdown)
+    """Queue a follow-up of a committed change. Runs on commit, so the change stands: a broker
+    that is down must not turn a committed move into an error for the client. Nothing is
+    lost: what a table waits for is derived from its stored state, and the sweep (beat, and
+    every starting worker) queues it again once the broker is back."""
+    try:
+        scheduling.schedule(TASKS[name], [table_id, version], countdown)
+    except Exception as exc:  # noqa: BLE001 - kombu/redis raise many kinds when it is down
+        log.warning("could not queue %s for table %s at version %s (%s); the sweep queues "
+                    "it again", name, table_id, version, type(exc).__name__)
 
 
 @worker_ready.connect

@@ -17,6 +17,19 @@ if os.environ.get("CI"):
 REAL_SERVICES = bool(os.environ.get("DATABASE_URL")) and bool(os.environ.get("REDIS_URL"))
 
 
+def pytest_sessionstart(session):
+    """Before any test writes to Redis: the run must own the database REDIS_URL names (see
+    tests/resources.py), or it stops here and leaves it untouched."""
+    if not os.environ.get("REDIS_URL"):
+        return
+    from tests import resources
+
+    try:
+        resources.redis_claim(resources.redis_url())
+    except resources.ForeignRedisData as exc:
+        pytest.exit(f"refusing to run: {exc}", returncode=4)
+
+
 def pytest_collection_modifyitems(config, items):
     if REAL_SERVICES:
         return
@@ -61,6 +74,14 @@ def guest_token(gql):
 
 
 @pytest.fixture(autouse=True)
+def _rate_limits_reset():
+    """Each test starts with fresh rate-limit counters (config/ratelimit.py)."""
+    from config import ratelimit
+
+    ratelimit.reset()
+
+
+@pytest.fixture(autouse=True)
 def _drain_in_process_tasks():
     """Tasks queued in-process (bots, round ends) finish before the test's data goes."""
     yield
@@ -71,3 +92,16 @@ def _drain_in_process_tasks():
 
 
 logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+@pytest.fixture
+def own_redis():
+    """A redis-server process of this test alone (see tests/resources.py)."""
+    from tests import resources
+
+    try:
+        server = resources.RedisServer()
+    except FileNotFoundError:
+        pytest.skip("redis-server is not installed")
+    yield server
+    server.stop()

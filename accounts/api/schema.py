@@ -8,6 +8,7 @@ from strawberry.types import Info
 
 from accounts import services
 from accounts.errors import DomainError
+from config import ratelimit
 from config.api import UserError, require_viewer, viewer
 
 from .types import ApiTokenType, MeType
@@ -51,9 +52,15 @@ class Query:
 @strawberry.type
 class Mutation:
     @strawberry.mutation(description="A guest player and its token; no password needed.")
-    async def create_guest(self, display_name: str) -> AuthPayload:
+    async def create_guest(self, info: Info, display_name: str) -> AuthPayload:
+        address = ratelimit.info_address(info)
+
+        def run():
+            ratelimit.hit("create_guest", address)
+            return services.guest_create(display_name=display_name)
+
         try:
-            player, raw = await sync_to_async(services.guest_create)(display_name=display_name)
+            player, raw = await sync_to_async(run)()
         except DomainError as exc:
             return AuthPayload(errors=[UserError.of(exc)])
         return AuthPayload(token=raw, me=MeType.of(player))
@@ -63,19 +70,30 @@ class Mutation:
         "registered player and keeps its history."))
     async def register(self, info: Info, username: str, password: str,
                        display_name: str) -> AuthPayload:
+        address = ratelimit.info_address(info)
+
+        def run():
+            ratelimit.hit("register", address)
+            return services.player_register(username=username, password=password,
+                                            display_name=display_name, guest=viewer(info))
+
         try:
-            player, raw = await sync_to_async(services.player_register)(
-                username=username, password=password, display_name=display_name,
-                guest=viewer(info))
+            player, raw = await sync_to_async(run)()
         except DomainError as exc:
             return AuthPayload(errors=[UserError.of(exc)])
         return AuthPayload(token=raw, me=MeType.of(player))
 
     @strawberry.mutation(description="A new token for a registered player.")
-    async def login(self, username: str, password: str) -> AuthPayload:
+    async def login(self, info: Info, username: str, password: str) -> AuthPayload:
+        address = ratelimit.info_address(info)
+
+        def run():
+            return ratelimit.login_guarded(
+                lambda: services.player_login(username=username, password=password),
+                username=username, address=address)
+
         try:
-            player, raw = await sync_to_async(services.player_login)(
-                username=username, password=password)
+            player, raw = await sync_to_async(run)()
         except DomainError as exc:
             return AuthPayload(errors=[UserError.of(exc)])
         return AuthPayload(token=raw, me=MeType.of(player))
@@ -88,6 +106,20 @@ class Mutation:
         except DomainError as exc:
             return CreateApiTokenPayload(errors=[UserError.of(exc)])
         return CreateApiTokenPayload(token=raw, api_token=ApiTokenType.of(token))
+
+    @strawberry.mutation(description=(
+        "Change your password. Every other token of yours is revoked and its websockets are "
+        "closed; the token of this request goes on working."))
+    async def change_password(self, info: Info, current_password: str,
+                              new_password: str) -> AuthPayload:
+        try:
+            player = require_viewer(info)
+            await sync_to_async(services.player_password_change)(
+                player=player, current_password=current_password, new_password=new_password,
+                keep=getattr(player, "auth_token", None))
+        except DomainError as exc:
+            return AuthPayload(errors=[UserError.of(exc)])
+        return AuthPayload(me=MeType.of(player))
 
     @strawberry.mutation(description="Revoke one of your tokens; it is refused from then on.")
     async def revoke_api_token(self, info: Info, id: strawberry.ID) -> RevokeApiTokenPayload:

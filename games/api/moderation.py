@@ -17,6 +17,7 @@ from strawberry.types import Info
 
 from accounts.api.types import PlayerType
 from accounts.errors import DomainError
+from config import ratelimit
 from config.api import UserError, require_viewer
 from games import chat, moderation
 from games.models import AuditLog, ChatMessage, Report
@@ -158,9 +159,10 @@ class Mutation:
                             message_id: strawberry.ID | None = None) -> ReportPlayerPayload:
         try:
             player = require_viewer(info)
-            report = await database_sync_to_async(moderation.report_create)(
-                reporter=player, player_id=player_id, reason=reason, table_id=table_id,
-                message_id=message_id)
+            report = await database_sync_to_async(ratelimit.counted)(
+                "report", player.pk, call=lambda: moderation.report_create(
+                    reporter=player, player_id=player_id, reason=reason, table_id=table_id,
+                    message_id=message_id))
         except DomainError as exc:
             return ReportPlayerPayload(errors=[UserError.of(exc)])
         return ReportPlayerPayload(report=ReportType.of(report))

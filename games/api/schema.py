@@ -16,8 +16,10 @@ from strawberry.types import Info
 
 from accounts.api.types import PlayerType
 from accounts.errors import DomainError
+from config import ratelimit
 from config.api import UserError, require_viewer, viewer
-from games import realtime, selectors, services
+from config.reads import api_read
+from games import moderation, realtime, selectors, services
 from games.bots import BOTS
 from games.engine import GAMES
 from games.errors import GameError
@@ -37,7 +39,9 @@ from .types import (
 
 
 def _update_of(entry, seat: int | None, status: str, view_payload=None) -> TableUpdate:
-    return TableUpdate.of(entry.table_id, entry.seq, entry.kind, entry.version, status,
+    # The status as of this entry; `status` (today's) only for entries logged without one.
+    return TableUpdate.of(entry.table_id, entry.seq, entry.kind, entry.version,
+                          entry.status or status,
                           realtime.redact_events(entry.events, seat), view_payload)
 
 
@@ -99,8 +103,7 @@ class TableType:
         if not selectors.may_watch(self._table, self._player, self.my_seat):
             return []
         limit = max(1, min(limit, selectors.MAX_REPLAY))
-        entries = await database_sync_to_async(selectors.log_after)(self._table.pk, after_seq,
-                                                                     limit)
+        entries = await api_read(selectors.log_after, self._table.pk, after_seq, limit)
         return [_update_of(e, self.my_seat, self._table.status) for e in entries]
 
     @strawberry.field
@@ -185,7 +188,10 @@ def _id(value) -> int:
 class Query:
     @strawberry.field(description="Every game: player counts, house rules and bot levels.")
     def games(self) -> list[GameInfo]:
-        return [GameInfo.of(game_id, sorted(BOTS.get(game_id, {}))) for game_id in GAMES]
+        return [GameInfo.of(game_id, sorted(BOTS.get(game_id, {})),
+                            {level: bot.description
+                             for level, bot in BOTS.get(game_id, {}).items()})
+                for game_id in GAMES]
 
     @strawberry.field(description="The lobby: public tables, newest first (open by default).")
     async def tables(self, game: str | None = None, status: TableStatusEnum | None = None,
@@ -195,8 +201,9 @@ class Query:
             after_id = int(after) if after else None
         except ValueError:
             raise GameError("invalid_cursor", "unknown cursor", field="after") from None
-        rows = await database_sync_to_async(selectors.lobby)(
-            game=game, status=status.value if status else None, first=first + 1, after=after_id)
+        rows = await api_read(selectors.lobby, game=game,
+                              status=status.value if status else None, first=first + 1,
+                              after=after_id)
         items = [TableType.of(t, None) for t in rows[:first]]
         return TablePage(items=items,
                          next_cursor=str(rows[first - 1].pk) if len(rows) > first else None)
@@ -204,9 +211,9 @@ class Query:
     @strawberry.field(description="One table, with your view of its match.")
     async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
         try:
-            table = await database_sync_to_async(selectors.table_get)(id)
+            table = await api_read(selectors.table_for, id, viewer(info))
         except GameError:
-            return None
+            return None  # none, or private and not for this viewer: the same answer
         return TableType.of(table, viewer(info))
 
     @strawberry.field(description="Tables you sit at that are open or playing.")
@@ -220,22 +227,27 @@ class Query:
 class Mutation:
     @strawberry.mutation
     async def create_table(self, info: Info, input: CreateTableInput) -> TablePayload:
-        return await _table_payload(
-            info, lambda player: services.table_create(
+        def create(player):
+            ratelimit.hit("create_table", player.pk)
+            return services.table_create(
                 creator=player, game=input.game, options=input.options,
                 seat_count=input.seat_count, visibility=input.visibility.value,
                 turn_clock_seconds=input.turn_clock_seconds,
                 allow_spectators=input.allow_spectators,
-                spectators_may_chat=input.spectators_may_chat, join=input.join))
+                spectators_may_chat=input.spectators_may_chat, join=input.join)
+
+        return await _table_payload(info, create)
 
     @strawberry.mutation(description="Sit down by table id or invite code (private tables "
                                      "need the code); `seat` picks a free seat.")
     async def join_table(self, info: Info, table_id: strawberry.ID | None = None,
                          invite_code: str | None = None, seat: int | None = None) -> TablePayload:
         return await _table_payload(
-            info, lambda player: services.table_join(
-                player=player, table_id=_id(table_id) if table_id is not None else None,
-                invite_code=invite_code, position=seat))
+            info, lambda player: ratelimit.failures_counted(
+                "invite_guess", player.pk, codes={"wrong_invite_code"},
+                call=lambda: services.table_join(
+                    player=player, table_id=_id(table_id) if table_id is not None else None,
+                    invite_code=invite_code, position=seat)))
 
     @strawberry.mutation(description="Before the start your seat is freed; during a match a "
                                      "bot plays it to the end.")
@@ -248,12 +260,14 @@ class Mutation:
         return await _table_payload(
             info, lambda player: services.table_start(player=player, table_id=_id(table_id)))
 
-    @strawberry.mutation(description="The creator (or staff) ends the table without a result.")
+    @strawberry.mutation(description=(
+        "The creator ends a table that has not started, without a result. Anything else is a "
+        "moderator's action: it needs the abort permission and a `reason`, and is audited."))
     async def abort_table(self, info: Info, table_id: strawberry.ID,
                           reason: str = "") -> TablePayload:
         return await _table_payload(
-            info, lambda player: services.table_abort(actor=player, table_id=_id(table_id),
-                                                      reason=reason))
+            info, lambda player: moderation.table_abort_by(actor=player, table_id=_id(table_id),
+                                                           reason=reason))
 
     @strawberry.mutation(description="The creator seats a bot before the start.")
     async def add_bot(self, info: Info, table_id: strawberry.ID, level: str = "heuristic",
@@ -284,12 +298,19 @@ class Mutation:
                 expected_version=expected_version, idempotency_key=idempotency_key)
         except DomainError as exc:
             return ActPayload(errors=[UserError.of(exc)])
+        errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
+            "this idempotency key was used for another action: the answer is that action's"))
+        ] if result.key_reused else []
         return ActPayload(version=result.version, seq=result.seq, replayed=result.replayed,
-                          _table_id=result.table_id, _player=player)
+                          errors=errors, _table_id=result.table_id, _player=player)
 
 
-def _watch(table_id, player) -> None:
-    table = selectors.table_get(table_id)
+def _watch(table_id, player, after_seq: int = 0) -> None:
+    table = selectors.table_for(table_id, player)
+    if after_seq > table.last_seq:
+        raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
+                                         f"({table.last_seq}): resubscribe with at most that",
+                        field="afterSeq", extensions={"lastSeq": table.last_seq})
     seat = selectors.viewer_seat(table, player)
     if not selectors.may_watch(table, player, seat):
         raise GameError("spectators_not_allowed", "this table does not allow spectators")
@@ -315,12 +336,14 @@ class Subscription:
     @strawberry.subscription(description=(
         "Every change at a table as you may see it, numbered by `seq`. First the changes "
         "after `afterSeq` are replayed from the log (the last one with your current view), "
-        "then live ones follow. A seat's own cards reach only that seat."))
+        "then live ones follow. A seat's own cards reach only that seat. An `afterSeq` "
+        "beyond the table's last seq is refused with `bad_after_seq` (its `lastSeq` in the "
+        "error's extensions)."))
     async def table_events(self, info: Info, table_id: strawberry.ID,
                            after_seq: int = 0) -> AsyncGenerator[TableUpdate, None]:
         player = require_viewer(info)
         tid = _id(table_id)
-        await database_sync_to_async(_watch)(tid, player)
+        await database_sync_to_async(_watch)(tid, player, after_seq)
         mine = realtime.player_audience(player.pk)
         groups = [realtime.group_name(tid, mine), realtime.group_name(tid, realtime.SPECTATORS)]
         ws = info.context["ws"]

@@ -127,7 +127,8 @@ class TableUpdate:
     seq: int
     kind: str
     version: int
-    status: TableStatusEnum
+    status: TableStatusEnum = strawberry.field(description=(
+        "The table's status as of this seq (right after this change), in replays too."))
     events: list[GameEvent]
     view: GameView | None = strawberry.field(
         description="The viewer's view after this change (null in a replay but the last).")
@@ -163,6 +164,12 @@ class OptionSpec:
     choices: list[str] | None = None
 
 
+@strawberry.type(description="A bot level a table can ask for (addBot(level: id)).")
+class BotLevel:
+    id: str
+    description: str
+
+
 @strawberry.type
 class GameInfo:
     id: str
@@ -171,14 +178,19 @@ class GameInfo:
     max_players: int
     options: list[OptionSpec]
     bot_levels: list[str]
+    bot_level_info: list[BotLevel] = strawberry.field(
+        description="The bot levels with a short description, weakest first.")
 
     @classmethod
-    def of(cls, game_id: str, bot_levels: list[str]) -> GameInfo:
+    def of(cls, game_id: str, bot_levels: list[str],
+           descriptions: dict[str, str] | None = None) -> GameInfo:
         engine = GAMES[game_id]
         return cls(id=engine.id, name=engine.name, min_players=engine.min_players,
                    max_players=engine.max_players,
                    options=[OptionSpec(**spec) for spec in engine.describe_options()],
-                   bot_levels=bot_levels)
+                   bot_levels=bot_levels,
+                   bot_level_info=[BotLevel(id=level, description=text)
+                                   for level, text in (descriptions or {}).items()])
 
 
 @strawberry.type

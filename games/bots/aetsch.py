@@ -11,7 +11,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from . import Bot, RandomBot, register
+from games.engine.aetsch import AETSCH
+
+from . import BOTS, Bot, RandomBot, register
+from .search import InfoSet, SearchBot, take, unseen
 
 SUITS = ("clubs", "spades", "hearts", "diamonds")
 PLAIN_RANKS = ("3", "4", "6", "8", "9", "Q")
@@ -51,6 +54,7 @@ class HeuristicBot(Bot):
     suit it holds most and aims its gifts, peeks and swaps at the player with fewest cards."""
 
     level = "heuristic"
+    description = "plays by fixed rules of thumb, one move at a time"
 
     def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
         me = view["seat"]
@@ -141,3 +145,60 @@ class HeuristicBot(Bot):
 
 
 register("aetsch", AetschRandomBot(), HeuristicBot())
+
+
+def determinize(info: InfoSet, rng: random.Random) -> dict:
+    """A full Ätsch state consistent with the seat's view: the unseen cards (all but its hand
+    and the top card) are shuffled into the other hands, the cards a 5 hands out, the discard
+    pile below the top and the draw pile, with the counts the view shows. A pending 2's
+    pusher follows from its total (the 2s go back and forth between the same two seats)."""
+    v = info.view
+    seat, n = info.seat, v["players"]
+    top = v["top"]
+    pool = unseen(AETSCH.full_deck(v["options"]), v["hand"], [top] if top else [])
+    rng.shuffle(pool)
+    hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
+             for p in range(n)]
+    to_give = take(pool, v["to_give_count"])
+    discard = take(pool, v["discard_count"] - 1) + ([top] if top else [])
+    draw_pile = take(pool, v["draw_count"])
+    two = None
+    if v["pending_two"]:
+        target, d = v["two_target"], v["direction"]
+        if (v["pending_two"] // 2) % 2 == 1:
+            two = {"total": v["pending_two"], "target": target, "pusher": (target - d) % n,
+                   "first_target": target}
+        else:
+            pusher = (target + d) % n
+            two = {"total": v["pending_two"], "target": target, "pusher": pusher,
+                   "first_target": pusher}
+    peeks = [None] * n
+    if v["peeked"]:
+        peeks[seat] = dict(v["peeked"])
+    hand = v["hand"]
+    return {
+        "players": n, "options": dict(v["options"]), "rng": rng.getrandbits(62) + 1,
+        "round": v["round"], "dealer": v["dealer"], "hands": hands, "draw_pile": draw_pile,
+        "discard_pile": discard, "suit": v["suit"], "direction": v["direction"],
+        "turn": v["turn"], "phase": v["phase"], "two": two,
+        "drawn": v["drawn_card"], "to_give": to_give,
+        # A K that left one card was called (an uncalled one would have cost two cards).
+        "give_called": v["phase"] == "give" and len(hand) == 1,
+        "last_roll": dict(v["last_roll"]) if v["last_roll"] else None, "peeks": peeks,
+        "winner": v["winner"], "round_results": [dict(r) for r in v["round_results"]],
+    }
+
+
+def cards_left(state: dict) -> list:
+    return [len(h) for h in state["hands"]]
+
+
+def expand(view: dict, legal: list) -> list:
+    """Plays are searched with the call the heuristic always makes: calling costs nothing."""
+    if len(view["hand"] or []) > 2:
+        return legal
+    return [{**a, "call": True} if a["type"] == "play" else a for a in legal]
+
+
+register("aetsch", SearchBot(AETSCH, BOTS["aetsch"]["heuristic"], determinize, cards_left,
+                             expand=expand))

@@ -10,9 +10,17 @@ from __future__ import annotations
 
 import random
 
-from games.engine.karma import KARMA_BOTTOM, KARMA_FIVE, KARMA_GIVE, KARMA_TABLE, VALUE
+from games.engine.karma import (
+    KARMA,
+    KARMA_BOTTOM,
+    KARMA_FIVE,
+    KARMA_GIVE,
+    KARMA_TABLE,
+    VALUE,
+)
 
-from . import Bot, RandomBot, register
+from . import BOTS, Bot, RandomBot, register
+from .search import CannotSearch, InfoSet, SearchBot, take, unseen
 
 # The pile is small enough to take rather than spend a Karma card on it.
 SMALL_PILE = 2
@@ -33,6 +41,7 @@ def _top_run(pile: list) -> tuple[str | None, int]:
 
 class HeuristicBot(Bot):
     level = "heuristic"
+    description = "plays by fixed rules of thumb, one move at a time"
 
     def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
         kind = legal_actions[0]["type"]
@@ -103,3 +112,58 @@ class HeuristicBot(Bot):
 
 
 register("karma", RandomBot(), HeuristicBot())
+
+
+def determinize(info: InfoSet, rng: random.Random) -> dict:
+    """A full Karma state consistent with the seat's view. Public: the pile, the face-up
+    table cards, who finished; the seat's own hand (and, with ``foresight``, the set of its
+    face-down cards). Everything else it has not seen (other hands, every face-down card at
+    its remaining positions, the draw pile, the cards out of the game) is a shuffle of the
+    unseen cards with the counts the view shows."""
+    v = info.view
+    seat, n = info.seat, v["players"]
+    own_down = v["own_table_down"]
+    pool = unseen(KARMA.full_deck(v["options"]), v["hand"], v["pile"],
+                  *v["table_up"], own_down or [])
+    rng.shuffle(pool)
+    hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
+             for p in range(n)]
+    table_down = []
+    for p in range(n):
+        positions = v["table_down_positions"][p]
+        if p == seat and own_down is not None:
+            cards = list(own_down)
+            rng.shuffle(cards)
+        else:
+            cards = take(pool, len(positions))
+        row = [None] * 3
+        for pos, card in zip(positions, cards, strict=True):
+            row[pos] = card
+        table_down.append(row)
+    draw_pile = take(pool, v["draw_count"])
+    out = take(pool, v["out_count"])
+    if pool:
+        raise CannotSearch("the view's counts do not add up")
+    return {
+        "players": n, "options": dict(v["options"]), "rng": rng.getrandbits(62) + 1,
+        "phase": v["phase"], "hands": hands, "choices": [[] for _ in range(n)],
+        "table_up": [list(t) for t in v["table_up"]], "table_down": table_down,
+        "draw_pile": draw_pile, "pile": list(v["pile"]), "out": out, "turn": v["turn"],
+        "pending": v["pending"], "finished": list(v["finished"]), "loser": v["loser"],
+    }
+
+
+def cards_left(state: dict) -> list:
+    return [len(h) + len(up) + sum(1 for c in down if c is not None)
+            for h, up, down in zip(state["hands"], state["table_up"], state["table_down"],
+                                   strict=True)]
+
+
+def searchable(info: InfoSet) -> bool:
+    # Choosing the face-up cards is left to the heuristic: the other seats' choices are
+    # hidden until all have chosen, and the choice only pays off a whole match later.
+    return info.view["phase"] == "play"
+
+
+register("karma", SearchBot(KARMA, BOTS["karma"]["heuristic"], determinize, cards_left,
+                            searchable=searchable))

@@ -11,15 +11,25 @@ from __future__ import annotations
 
 import random
 
-from games.engine.kato import COLOR, COLORS, IS_WILD, POINTS, RANK
+from games.engine.kato import COLOR, COLORS, IS_WILD, KATO, POINTS, RANK
 
-from . import Bot, RandomBot, register
+from . import BOTS, Bot, RandomBot, register
+from .search import (
+    CannotSearch,
+    InfoSet,
+    SearchBot,
+    lead_reward,
+    placing_reward,
+    take,
+    unseen,
+)
 
 _HITS = {"skip", "reverse", "draw2"}
 
 
 class HeuristicBot(Bot):
     level = "heuristic"
+    description = "plays by fixed rules of thumb, one move at a time"
 
     # Weights of a play, tuned against random opponents (tests/bench/bench_kato.py).
     wild_penalty = 30.0
@@ -143,4 +153,79 @@ class HeuristicBot(Bot):
         return self._colored(best, hand)
 
 
+def determinize(info: InfoSet, rng: random.Random) -> dict:
+    """A full KaTO state consistent with the seat's view: the cards it has not seen (all but
+    its hand, the top card and a hand shown to it) are shuffled into the other hands, the
+    discard pile below the top and the draw pile, with the counts the view shows."""
+    v = info.view
+    seat, n, opts = info.seat, v["players"], v["options"]
+    top = v["top"]
+    shown = v["shown_hand"]
+    known: dict[int, list] = {}
+    if shown and shown["seat"] != seat:
+        known[shown["seat"]] = list(shown["cards"])[:v["hand_counts"][shown["seat"]]]
+    pool = unseen(KATO.full_deck(opts), v["hand"], [top], *known.values())
+    rng.shuffle(pool)
+    hands = []
+    for p in range(n):
+        if p == seat:
+            hands.append(list(v["hand"]))
+        else:
+            mine = known.get(p, [])
+            hands.append(mine + take(pool, v["hand_counts"][p] - len(mine)))
+    turn = v["turn"]
+    drawn = v["drawn"]
+    if v["phase"] == "drawn" and drawn is None:  # another seat drew a card that fits
+        def fits(c):
+            return IS_WILD[c] or COLOR[c] == v["color"] or RANK[c] == RANK[top]
+        hand = hands[turn]
+        fitting = [c for c in hand if fits(c)]
+        if not fitting:
+            spare = [i for i, c in enumerate(pool) if fits(c)]
+            if not spare:
+                raise CannotSearch("no card fits the drawn phase")
+            i = spare[0]
+            hand[-1], pool[i] = pool[i], hand[-1]
+            fitting = [hand[-1]]
+        drawn = fitting[0]
+    discard = take(pool, v["discard_count"] - 1) + [top]
+    draw_pile = take(pool, v["draw_count"])
+    chal_seat = (turn - v["direction"]) % n if v["challengeable"] else -1
+    chal_color = v["challenge_color"]
+    chal_honest = chal_seat >= 0 and not any(COLOR[c] == chal_color for c in hands[chal_seat])
+    window = v["kato_window"]
+    return {
+        "players": n, "options": dict(opts), "rng": rng.getrandbits(62) + 1,
+        "round": v["round"], "dealer": v["dealer"], "scores": list(v["scores"]),
+        "over": v["over"], "last_result": v["last_result"], "hands": hands,
+        "draw_pile": draw_pile, "discard": discard, "color": v["color"],
+        "direction": v["direction"], "turn": turn if turn is not None else 0,
+        "phase": v["phase"], "pending": v["pending_draw"], "pending_kind": v["pending_kind"],
+        "chal_seat": chal_seat, "chal_honest": chal_honest, "chal_color": chal_color,
+        "drawn": drawn, "window": -1 if window is None else window,
+        "shown": ({"to": seat, "seat": shown["seat"], "cards": list(shown["cards"])}
+                  if shown else None),
+        "actors": list(v["actors"]),
+    }
+
+
+def cards_left(state: dict) -> list:
+    return [len(h) for h in state["hands"]]
+
+
 register("kato", RandomBot(), HeuristicBot())
+def reward(placings: list, seat: int) -> float:
+    """Winning the round is what scores (the winner collects); the placing of the others only
+    orders how many points they hand over."""
+    return 1.0 if placings[seat] == 1 else 0.2 * placing_reward(placings, seat)
+
+
+def expand(view: dict, legal: list) -> list:
+    """A play that leaves one card is searched with its KaTO call (never calling only
+    invites a catch)."""
+    hand = view["hand"] or []
+    return [HeuristicBot._with_call(a, hand) if a["type"] == "play" else a for a in legal]
+
+
+register("kato", SearchBot(KATO, BOTS["kato"]["heuristic"], determinize, cards_left,
+                           reward=reward, expand=expand, depth=30, cutoff=lead_reward))

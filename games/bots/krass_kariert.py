@@ -14,9 +14,10 @@ from __future__ import annotations
 import random
 from functools import cache
 
-from games.engine.krass_kariert import best_strength
+from games.engine.krass_kariert import KRASS_KARIERT, best_strength
 
-from . import Bot, RandomBot, register
+from . import BOTS, Bot, RandomBot, register
+from .search import InfoSet, SearchBot, take, unseen
 
 # How much holding a card is worth beyond its place in the plan (it gets us out of trouble).
 ESCAPE_VALUE = {"stop": 0.9, "draw": 0.5, "x": 0.45}
@@ -50,6 +51,7 @@ def plan_cost(hand: tuple) -> float:
 
 class HeuristicBot(Bot):
     level = "heuristic"
+    description = "plays by fixed rules of thumb, one move at a time"
 
     def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
         hand = view["hand"]
@@ -97,3 +99,59 @@ class HeuristicBot(Bot):
 
 
 register("krass_kariert", RandomBot(), HeuristicBot())
+
+
+def determinize(info: InfoSet, rng: random.Random) -> dict:
+    """A full Krass Kariert state consistent with the seat's view. Public: every reserve
+    card, the current trick; the seat's own hand and the cards it is inserting. The other
+    hands (in a random order: hand order is private), the cards another trick winner is
+    inserting, the draw and the discard pile are a shuffle of the unseen cards with the
+    counts the view shows. The trick winner and the last seat to empty its hand follow from
+    the public tricks, as the engine computes them."""
+    v = info.view
+    seat, n = info.seat, v["players"]
+    trick = v["trick"]
+    own_drawn = v["drawn"] or []
+    pool = unseen(KRASS_KARIERT.full_deck({}), v["hand"], own_drawn, *v["reserves"],
+                  *(e["cards"] for e in trick))
+    rng.shuffle(pool)
+    hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
+             for p in range(n)]
+    drawer = v["drawer"]
+    drawn = list(own_drawn) if drawer == seat else take(pool, v["drawn_waiting"])
+    discard = take(pool, v["discard_pile_count"])
+    draw_pile = take(pool, v["draw_pile_count"])
+    phase = v["phase"]
+    state_phase = "play" if phase in ("lead", "follow") else phase
+    last = v["last_trick"]
+    candidates = [e["seat"] for e in reversed(last if phase == "insert" else trick)
+                  if e["action"] == "play" and e["kind"] != "draw"]
+    winner = candidates[0] if candidates else v["leader"]
+    emptied = [e["seat"] for e in (last if phase == "insert" else trick)
+               if e["action"] == "play" and not v["hand_counts"][e["seat"]]]
+    top = v["top"]
+    # The view has no options; within a deal only the hand size matters, and it shows that.
+    options = {**KRASS_KARIERT.default_options(), "hand_size": v["hand_size"]}
+    return {
+        "players": n, "options": options,
+        "rng": rng.getrandbits(62) + 1, "deal": v["deal"], "chips": list(v["chips"]),
+        "last_loser": v["last_loser"], "hands": hands,
+        "reserves": [list(r) for r in v["reserves"]], "draw_pile": draw_pile,
+        "discard_pile": discard, "drawer": drawer, "drawn": drawn,
+        "draws_left": v["draws_left"], "last_trick": [dict(e) for e in last],
+        "deal_result": v["round_result"], "match_result": v["result"],
+        "phase": state_phase, "leader": v["leader"], "to_act": list(v["to_act"]),
+        "trick": [dict(e) for e in trick],
+        "top": None if top is None else {**top, "cards": list(top["cards"])},
+        "last_emptied": emptied[-1] if emptied else None,
+        "winner": winner if phase == "insert" else None,
+        "candidates": (candidates or [winner]) if phase == "insert" else [],
+    }
+
+
+def cards_left(state: dict) -> list:
+    return [len(h) for h in state["hands"]]
+
+
+register("krass_kariert", SearchBot(KRASS_KARIERT, BOTS["krass_kariert"]["heuristic"],
+                                    determinize, cards_left))

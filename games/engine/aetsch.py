@@ -86,10 +86,9 @@ class Aetsch(Game):
     def full_deck(self, options: dict) -> list[str]:
         return list(FULL_DECK)
 
-    def _new_game(self, players: int, rng_state: int, options: dict,
-                  deck: list | None) -> dict:
-        state, _ = self._deal(players, options, rng_state, 1, players - 1, deck, [])
-        return state
+    def _new_game_events(self, players: int, rng_state: int, options: dict,
+                         deck: list | None) -> tuple[dict, list]:
+        return self._deal(players, options, rng_state, 1, players - 1, deck, [])
 
     def _deal(self, players: int, options: dict, rng_state: int, round_no: int, dealer: int,
               deck: list | None, round_results: list) -> tuple[dict, list]:

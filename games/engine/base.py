@@ -1,6 +1,6 @@
 """The contract every game implements, and the checks that are the same for all of them.
 
-A game subclasses ``Game`` and fills in ``_new_game``, ``actors``, ``legal_actions``,
+A game subclasses ``Game`` and fills in ``_new_game_events``, ``actors``, ``legal_actions``,
 ``_apply``, ``view``, the round/match hooks and ``all_cards``. ``new_game`` and ``apply`` here
 validate the inputs every game shares (player count, options, deck, action shape, whose turn)
 so that each game module only states its own rules.
@@ -40,6 +40,12 @@ class Game:
     # --- lifecycle -----------------------------------------------------------------------
     def new_game(self, players: int, seed: int | str, options: dict | None = None,
                  deck: list | None = None) -> dict:
+        return self.new_game_with_events(players, seed, options, deck)[0]
+
+    def new_game_with_events(self, players: int, seed: int | str, options: dict | None = None,
+                             deck: list | None = None) -> tuple[dict, list[dict]]:
+        """``new_game`` and the events of its first deal: the same ones a later round's
+        ``start_next_round`` emits (each seat's own ``dealt``, the round's start...)."""
         if isinstance(players, bool) or not isinstance(players, int) or not (
                 self.min_players <= players <= self.max_players):
             raise InvalidOptions(
@@ -47,7 +53,7 @@ class Game:
                 f"{self.name} needs {self.min_players} to {self.max_players} players",
                 field="players")
         opts = self.validate_options(options)
-        return self._new_game(players, rng.seed_state(seed), opts, deck)
+        return self._new_game_events(players, rng.seed_state(seed), opts, deck)
 
     def apply(self, state: dict, seat: int, action: Any) -> tuple[dict, list[dict]]:
         """Apply ``action`` by ``seat``: ``(new_state, events)``. Never mutates ``state``."""
@@ -64,8 +70,9 @@ class Game:
         return self._apply(state, seat, action)
 
     # --- to implement per game -----------------------------------------------------------
-    def _new_game(self, players: int, rng_state: int, options: dict,
-                  deck: list | None) -> dict:
+    def _new_game_events(self, players: int, rng_state: int, options: dict,
+                         deck: list | None) -> tuple[dict, list[dict]]:
+        """The first state and the events of its deal."""
         raise NotImplementedError
 
     def _apply(self, state: dict, seat: int, action: dict) -> tuple[dict, list[dict]]:

@@ -117,11 +117,14 @@ class Karma(Game):
     def full_deck(self, options: dict) -> list[str]:
         return list(FULL_DECK)
 
-    def _new_game(self, players: int, rng_state: int, options: dict,
-                  deck: list | None) -> dict:
+    def _new_game_events(self, players: int, rng_state: int, options: dict,
+                         deck: list | None) -> tuple[dict, list]:
         rng_state, pile = cards.shuffled_deck(rng_state, FULL_DECK, deck)
         table_down, pile = cards.deal_round_robin(pile, players, TABLE_CARDS)
         hands, pile = cards.deal_round_robin(pile, players, DEALT_HAND)
+        # Karma is one round: its only deal. The face-down cards stay unseen by everyone.
+        events = [cards.event("dealt", [seat], seat=seat, cards=list(hands[seat]))
+                  for seat in range(players)]
         return {
             "players": players,
             "options": dict(options),
@@ -138,7 +141,7 @@ class Karma(Game):
             "pending": None,
             "finished": [],
             "loser": None,
-        }
+        }, events
 
     # --- who acts, what they may do ------------------------------------------------------
     def actors(self, state: dict) -> list[int]:

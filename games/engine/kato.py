@@ -125,14 +125,15 @@ class KaTO(Game):
     def full_deck(self, options: dict) -> list[str]:
         return BASE_DECK + [CONE] * options.get("cone_cards", 0)
 
-    def _new_game(self, players, rng_state, options, deck):
+    def _new_game_events(self, players, rng_state, options, deck):
         rng_state, pile = shuffled_deck(rng_state, self.full_deck(options), deck)
         state = {
             "players": players, "options": options, "rng": rng_state, "round": 1,
             "dealer": players - 1, "scores": [0] * players, "over": False,
             "last_result": None,
         }
-        return self._deal(state, pile, [])
+        events: list = []
+        return self._deal(state, pile, events), events
 
     def deal_round(self, state: dict, deck: list) -> dict:
         """The state with a fresh round dealt from ``deck`` (the full deck, in draw order) by

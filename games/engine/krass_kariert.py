@@ -136,7 +136,7 @@ class KrassKariert(Game):
             size = 7 if players == 5 else 10
         return size
 
-    def _new_game(self, players, rng_state, options, deck):
+    def _new_game_events(self, players, rng_state, options, deck):
         size = self.hand_size(players, options)
         if players * (size + RESERVES_EACH) > len(FULL_DECK):
             raise InvalidOptions(
@@ -151,8 +151,7 @@ class KrassKariert(Game):
             "chips": [options["chips"]] * players,
             "last_loser": None,
         }
-        state, _ = self._deal(state, leader=0, deck=deck)
-        return state
+        return self._deal(state, leader=0, deck=deck)
 
     def _deal(self, state: dict, leader: int, deck: list | None) -> tuple[dict, list]:
         s = dict(state)

@@ -44,6 +44,13 @@ def test_creator_adds_and_removes_bots_before_the_start(alice, gql):
     assert alice(REMOVE_BOT, {"id": table["id"], "seat": 1})["removeBot"]["table"]["seats"] == [{"position": 0}]
 
 
+def test_a_strong_bot_can_be_added_to_every_game(alice, gql):
+    for game in ("kato", "aetsch", "karma", "krass_kariert"):
+        table = alice(CREATE, {"input": {"game": game, "seatCount": 3}})["createTable"]["table"]
+        added = alice(ADD_BOT, {"id": table["id"], "level": "strong"})["addBot"]
+        assert added["errors"] == [] and added["table"]["seats"][1]["botLevel"] == "strong"
+
+
 def test_two_bots_of_the_same_level_can_sit_at_one_table(alice):
     table = alice(CREATE, {"input": {"game": "kato", "seatCount": 3}})["createTable"]["table"]
     for _ in range(2):

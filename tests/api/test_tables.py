@@ -61,6 +61,15 @@ def test_games_lists_every_game_with_options_and_bot_levels(gql):
     assert (hand["default"], hand["minimum"], hand["maximum"]) == (7, 3, 10)
 
 
+def test_games_describe_every_bot_level_weakest_first(gql):
+    games = gql("{ games { id botLevels botLevelInfo { id description } } }")["games"]
+    for game in games:
+        info = game["botLevelInfo"]
+        assert [i["id"] for i in info] == ["random", "heuristic", "strong"]
+        assert sorted(game["botLevels"]) == game["botLevels"] == ["heuristic", "random", "strong"]
+        assert all(i["description"] for i in info)
+
+
 def test_create_table_seats_the_creator_and_fills_default_options(alice):
     data = create(alice, seatCount=3)
     table = data["table"]
@@ -97,7 +106,8 @@ def test_join_errors_full_taken_already_seated(alice, bob, gql):
 
 def test_private_table_needs_its_invite_code(alice, bob):
     table = create(alice, visibility="PRIVATE")["table"]
-    assert bob(JOIN, {"id": table["id"]})["joinTable"]["errors"][0]["code"] == "wrong_invite_code"
+    # By id without the code, a private table does not exist for an outsider (issue 14).
+    assert bob(JOIN, {"id": table["id"]})["joinTable"]["errors"][0]["code"] == "not_found"
     assert bob(JOIN, {"code": "nope"})["joinTable"]["errors"][0]["code"] == "wrong_invite_code"
     assert bob(JOIN, {"code": table["inviteCode"]})["joinTable"]["table"]["mySeat"] == 1
     lobby = bob("{ tables { items { id } } }")["tables"]["items"]

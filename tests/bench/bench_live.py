@@ -8,7 +8,7 @@ sending a move to its event reaching every seat; alongside, in the same configur
 trivial mutation's rate (the framework's floor), pgbench's single-row JSONB update rate (the
 database's ceiling) and bot-turn latency through the worker (pause zero).
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/stapel REDIS_URL=redis://127.0.0.1:6379/0 \
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/stapel REDIS_URL=redis://127.0.0.1:6379/15 \
         .venv/bin/python tests/bench/bench_live.py [--seconds 15] [--tables 8 32] [--quick]
 
 Figures are printed, never asserted. Traffic goes to 127.0.0.1 only.
@@ -39,9 +39,12 @@ def pct(values: list[float], p: float) -> float:
 
 
 def prepare_env() -> dict:
+    from tests import resources  # the one place choosing the databases a run may touch
+
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/stapel")
-    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0").rsplit("/", 1)[0] + "/7"
-    db_url = base.rsplit("/", 1)[0] + "/" + BENCH_DB
+    redis_url = resources.redis_url()
+    BENCH_DB = resources.bench_database_name(base)
+    db_url = resources.database_url_beside(base, BENCH_DB)
     subprocess.run(["psql", base, "-qc", f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)"], check=True)
     subprocess.run(["psql", base, "-qc", f"CREATE DATABASE {BENCH_DB}"], check=True)
     env = {**os.environ, "DATABASE_URL": db_url, "REDIS_URL": redis_url,
@@ -51,9 +54,7 @@ def prepare_env() -> dict:
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env,
                    check=True)
-    import redis
-
-    redis.Redis.from_url(redis_url).flushdb()
+    resources.redis_reset(redis_url)
     return env
 
 

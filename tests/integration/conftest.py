@@ -38,6 +38,10 @@ def service_env(**extra) -> dict:
            # Webhook receivers of tests listen on 127.0.0.1; retries come fast.
            "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.1/32", "WEBHOOK_RETRY_BASE_SECONDS": "0.3",
            "WEBHOOK_MAX_ATTEMPTS": "3", "WEBHOOK_DISABLE_AFTER_FAILURES": "4",
+           # Every client of the test servers comes from 127.0.0.1 (see config/test_settings).
+           **{f"RATE_LIMIT_{name}": "100000 per minute" for name in (
+               "CREATE_GUEST", "REGISTER", "LOGIN_ADDRESS", "CREATE_TABLE", "WS_CONNECT",
+               "WS_OPERATION", "TOKEN", "ADDRESS")},
            "DJANGO_SETTINGS_MODULE": "config.settings"}
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
     env.update({k: str(v) for k, v in extra.items()})
@@ -106,9 +110,9 @@ def artifacts_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def live_server_url(django_db_setup, django_db_blocker, artifacts_dir):
-    import redis
+    from tests import resources
 
-    redis.Redis.from_url(os.environ["REDIS_URL"]).flushdb()
+    resources.redis_reset()
     proc, url = start_server(artifacts_dir, service_env())
     yield url
     proc.stop()
@@ -132,9 +136,9 @@ def _worker_settles(request):
     yield
     if "celery_worker_proc" not in request.fixturenames:
         return
-    import redis
+    from tests import resources
 
-    r = redis.Redis.from_url(os.environ["REDIS_URL"])
+    r = resources.redis_claim(resources.redis_url())
     end = time.monotonic() + 5
     while time.monotonic() < end:
         pending = r.lrange("celery", 0, -1) + list(r.hvals("unacked"))

@@ -30,12 +30,14 @@ async def _wait_finished(table_id: str, timeout: float = 120) -> Table:
     raise AssertionError(f"table {table_id} did not finish: version {table.version}")
 
 
-async def _bots_only_table(http: Http, game: str, options: dict, seats: int) -> str:
+async def _bots_only_table(http: Http, game: str, options: dict, seats: int,
+                           levels: tuple = ()) -> str:
     data = await http(CREATE, {"input": {"game": game, "options": options,
                                          "seatCount": seats, "join": False}})
     table_id = data["createTable"]["table"]["id"]
-    for _ in range(seats):
-        added = await http(ADD_BOT, {"id": table_id, "level": "heuristic"})
+    for k in range(seats):
+        level = levels[k] if k < len(levels) else "heuristic"
+        added = await http(ADD_BOT, {"id": table_id, "level": level})
         assert added["addBot"]["errors"] == []
     started = await http(START, {"id": table_id})
     assert started["startTable"]["errors"] == [], started
@@ -89,14 +91,24 @@ async def test_a_bots_only_match_is_played_by_the_worker_alone(live_server_url,
     await database_sync_to_async(_check_log_replays)(table)
 
 
+async def test_a_strong_bot_plays_a_whole_match_on_the_worker(live_server_url,
+                                                               celery_worker_proc):
+    http = await new_guest(live_server_url, "Organiser")
+    table_id = await _bots_only_table(http, "kato", {"rounds": 1}, 4,
+                                      levels=("strong", "heuristic", "heuristic", "heuristic"))
+    table = await _wait_finished(table_id, timeout=240)
+    assert len(table.result["placings"]) == 4
+    strong_moves = await database_sync_to_async(
+        TableLogEntry.objects.filter(table=table, kind="bot", seat=0).count)()
+    assert strong_moves > 0
+    await database_sync_to_async(_check_log_replays)(table)
+
+
 async def test_a_killed_worker_loses_no_move_and_applies_none_twice(django_db_setup,
                                                                     artifacts_dir):
-    # Own server and workers on their own Redis database, so no other worker helps out.
-    redis_url = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/9"
-    import redis
-
-    redis.Redis.from_url(redis_url).flushdb()
-    env = service_env(REDIS_URL=redis_url, BOT_PAUSE_SECONDS="0.02")
+    # Own server and workers on their own Celery queue (in the run's Redis database, see
+    # tests/resources.py), so no other worker helps out.
+    env = service_env(CELERY_QUEUE=f"killed-worker-{os.getpid()}", BOT_PAUSE_SECONDS="0.02")
     server, url = start_server(artifacts_dir, env)
     first = start_worker(artifacts_dir, env, name="doomed", concurrency=1)
     second = None

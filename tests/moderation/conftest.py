@@ -77,11 +77,3 @@ def message(table, troll):
     return chat.chat_message_send(player=troll, table_id=table.pk, text="you all stink")
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Chat rate-limit counters must not leak from one test into the next."""
-    from django.core.cache import cache
-
-    cache.clear()
-    yield
-    cache.clear()

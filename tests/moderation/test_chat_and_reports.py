@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -20,7 +19,7 @@ from .conftest import playing_table, staff_groups
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SAY = """mutation($t: ID!, $text: String!) { sendChatMessage(tableId: $t, text: $text) {
-  message { id seq text author { displayName } } errors { code message field } } }"""
+  message { id seq text author { displayName } } errors { code message field retryAfter } } }"""
 EVENTS = """query($t: ID!, $after: Int!) { table(id: $t) { version
   events(afterSeq: $after) { seq kind version events { type data } } } }"""
 REPORT = """mutation($p: ID!, $r: String!, $t: ID, $m: ID) {
@@ -107,12 +106,13 @@ def test_spectators_chat_only_where_the_table_allows_it(gql, alice, bob):
     assert events[0][1]["data"]["seat"] is None
 
 
-@override_settings(STAPEL_CHAT_RATE=(3, 60))
-def test_chat_is_rate_limited(alice, table_id):
+def test_chat_is_rate_limited(alice, table_id, settings):
+    settings.STAPEL_RATE_LIMITS = {**settings.STAPEL_RATE_LIMITS, "chat": "3 per minute"}
     for i in range(3):
         assert say(alice, table_id, f"message {i}")["errors"] == []
     error = say(alice, table_id, "one too many")["errors"][0]
     assert error["code"] == "rate_limited"
+    assert 55 <= error["retryAfter"] <= 60
     assert ChatMessage.objects.count() == 3
 
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0001_initial'),
+        ('tournaments', '0002_organiser_group_permissions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,716 @@
+// Generated from schema.graphql by games/webclient/generate_types.py: do not edit.
+
+export interface ActPayload {
+  __typename?: "ActPayload";
+  /** The table's version after your move. */
+  version: number | null;
+  seq: number | null;
+  /** True when this idempotency key was applied before. */
+  replayed: boolean;
+  errors: Array<UserError>;
+  /** The table after your move (one more read; skip it for speed). */
+  table: Table | null;
+}
+
+/** One move. Exactly one field is set; flag-only moves take `true`. Each entry of `legalActions` is a valid value of this input. */
+export interface ActionInput {
+  play?: PlayInput | null;
+  draw?: boolean | null;
+  pass?: boolean | null;
+  accept?: boolean | null;
+  challenge?: boolean | null;
+  call?: boolean | null;
+  catch?: SeatInput | null;
+  chooseColor?: ColorInput | null;
+  takeReserve?: ReserveInput | null;
+  insert?: PositionInput | null;
+  chooseFaceUp?: CardsInput | null;
+  playBlind?: PositionInput | null;
+  giveTo?: ToInput | null;
+  takePile?: boolean | null;
+  giveDrawn?: ToInput | null;
+  peek?: SeatInput | null;
+  give?: CardInput | null;
+  swap?: SeatsInput | null;
+  reroll?: boolean | null;
+}
+
+export interface AetschView {
+  __typename?: "AetschView";
+  game: string;
+  seat: number | null;
+  version: number;
+  deadline: string | null;
+  legalActions: Array<any>;
+  hand: Array<string> | null;
+  handCounts: Array<number>;
+  actors: Array<number>;
+  top: string | null;
+  suit: string | null;
+  direction: number;
+  phase: string;
+  players: number;
+  turn: number | null;
+  pendingTwo: number;
+  twoTarget: number | null;
+  toGiveCount: number;
+  giveTo: any | null;
+  drawnCard: string | null;
+  lastRoll: any | null;
+  peeked: any | null;
+  drawCount: number;
+  discardCount: number;
+  dealer: number;
+  round: number;
+  rounds: number;
+  roundResults: any;
+  placingSums: Array<number>;
+  winner: number | null;
+  raw: any;
+}
+
+/** A token's metadata; the secret is never shown again. */
+export interface ApiToken {
+  __typename?: "ApiToken";
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  expiresAt: string | null;
+}
+
+/** One moderator action. */
+export interface AuditLogEntry {
+  __typename?: "AuditLogEntry";
+  id: string;
+  action: string;
+  actor: Player | null;
+  targetPlayer: Player | null;
+  tableId: string | null;
+  messageId: string | null;
+  reportId: string | null;
+  reason: string;
+  extra: any;
+  createdAt: string;
+}
+
+export interface AuditLogPage {
+  __typename?: "AuditLogPage";
+  items: Array<AuditLogEntry>;
+  nextCursor: string | null;
+}
+
+export interface AuthPayload {
+  __typename?: "AuthPayload";
+  /** The new bearer token. Shown once: store it. */
+  token: string | null;
+  me: Me | null;
+  errors: Array<UserError>;
+}
+
+/** A bot level a table can ask for (addBot(level: id)). */
+export interface BotLevel {
+  __typename?: "BotLevel";
+  id: string;
+  description: string;
+}
+
+export interface CardInput {
+  card?: string;
+}
+
+export interface CardsInput {
+  cards?: Array<string>;
+}
+
+export interface ChatMessage {
+  __typename?: "ChatMessage";
+  id: string;
+  tableId: string;
+  seq: number;
+  author: Player;
+  text: string;
+  createdAt: string;
+}
+
+export interface ColorInput {
+  color?: string;
+}
+
+export interface CreateApiTokenPayload {
+  __typename?: "CreateApiTokenPayload";
+  /** Shown once: store it. */
+  token: string | null;
+  apiToken: ApiToken | null;
+  errors: Array<UserError>;
+}
+
+export interface CreateTableInput {
+  game?: string;
+  options?: any | null;
+  seatCount?: number | null;
+  visibility?: VisibilityEnum;
+  turnClockSeconds?: number | null;
+  allowSpectators?: boolean;
+  spectatorsMayChat?: boolean;
+  /** Take seat 0 yourself. */
+  join?: boolean;
+}
+
+export interface CreateTournamentInput {
+  name?: string;
+  game?: string;
+  format?: TournamentFormat;
+  options?: any | null;
+  tableSize?: number | null;
+  /** Swiss / round robin. */
+  rounds?: number | null;
+  /** Single elimination: how many of each table go on (0: half the table). */
+  advance?: number;
+  /** Arena. */
+  durationMinutes?: number | null;
+  maxPlayers?: number | null;
+  registrationOpensAt?: string | null;
+  registrationClosesAt?: string | null;
+  /** Started by the clock then; without it the organiser starts it. */
+  startsAt?: string | null;
+  rated?: boolean;
+  /** Bots fill the seats of byes. */
+  allowBots?: boolean;
+  botLevel?: string;
+  /** Every table's turn clock: a no-show's turns are played by a bot. */
+  turnClockSeconds?: number;
+}
+
+/** One thing that happened; `data` holds its fields (RULES.md names). */
+export interface GameEvent {
+  __typename?: "GameEvent";
+  type: string;
+  data: any;
+}
+
+export interface GameInfo {
+  __typename?: "GameInfo";
+  id: string;
+  name: string;
+  minPlayers: number;
+  maxPlayers: number;
+  options: Array<OptionSpec>;
+  botLevels: Array<string>;
+  /** The bot levels with a short description, weakest first. */
+  botLevelInfo: Array<BotLevel>;
+}
+
+export type GameView = KatoView | KrassKariertView | KarmaView | AetschView;
+
+export interface KarmaView {
+  __typename?: "KarmaView";
+  game: string;
+  seat: number | null;
+  version: number;
+  deadline: string | null;
+  legalActions: Array<any>;
+  hand: Array<string> | null;
+  handCounts: Array<number>;
+  actors: Array<number>;
+  top: string | null;
+  pile: Array<string>;
+  tableUp: Array<Array<string>>;
+  tableDownCounts: Array<number>;
+  tableDownPositions: any;
+  ownTableDown: Array<string> | null;
+  chosen: Array<boolean>;
+  faceUpChoice: Array<string> | null;
+  drawCount: number;
+  phase: string;
+  players: number;
+  turn: number | null;
+  pending: string | null;
+  outCount: number;
+  finished: any;
+  loser: number | null;
+  cardsLeft: Array<number>;
+  result: any | null;
+  raw: any;
+}
+
+export interface KatoView {
+  __typename?: "KatoView";
+  game: string;
+  seat: number | null;
+  version: number;
+  deadline: string | null;
+  legalActions: Array<any>;
+  hand: Array<string> | null;
+  handCounts: Array<number>;
+  actors: Array<number>;
+  top: string | null;
+  color: string | null;
+  direction: number;
+  phase: string;
+  turn: number | null;
+  pendingDraw: number;
+  pendingKind: string | null;
+  challengeable: boolean;
+  challengeColor: string | null;
+  drawn: string | null;
+  katoWindow: number | null;
+  shownHand: any | null;
+  drawCount: number;
+  discardCount: number;
+  players: number;
+  dealer: number;
+  round: number;
+  scores: Array<number>;
+  lastResult: any | null;
+  over: boolean;
+  raw: any;
+}
+
+export interface KrassKariertView {
+  __typename?: "KrassKariertView";
+  game: string;
+  seat: number | null;
+  version: number;
+  deadline: string | null;
+  legalActions: Array<any>;
+  hand: Array<string> | null;
+  handCounts: Array<number>;
+  actors: Array<number>;
+  top: any | null;
+  chips: Array<number>;
+  reserves: Array<Array<string>>;
+  phase: string;
+  players: number;
+  deal: number;
+  leader: number | null;
+  trick: any;
+  toAct: Array<number>;
+  lastTrick: any;
+  drawn: Array<string> | null;
+  drawer: number | null;
+  drawnWaiting: number;
+  drawsLeft: number;
+  drawPileCount: number;
+  discardPileCount: number;
+  handSize: number;
+  lastLoser: number | null;
+  roundResult: any | null;
+  result: any | null;
+  raw: any;
+}
+
+export interface LeaderboardEntry {
+  __typename?: "LeaderboardEntry";
+  rank: number;
+  player: Player;
+  rating: Rating;
+}
+
+export interface LobbyUpdate {
+  __typename?: "LobbyUpdate";
+  tableId: string;
+  game: string;
+  status: TableStatusEnum;
+}
+
+/** The signed-in player, with what only they may see. */
+export interface Me {
+  __typename?: "Me";
+  id: string;
+  displayName: string;
+  isGuest: boolean;
+  isBot: boolean;
+  username: string;
+  isStaff: boolean;
+  mutedUntil: string | null;
+  /** When the token of this request stops working (null: no end). A guest's token ends after a time unused, so for guests this moves on with every use. */
+  tokenExpiresAt: string | null;
+}
+
+export interface Mutation {
+  __typename?: "Mutation";
+  /** A guest player and its token; no password needed. */
+  createGuest: AuthPayload;
+  /** Register with a password. Called with a guest's token, the guest becomes this registered player and keeps its history. */
+  register: AuthPayload;
+  /** A new token for a registered player. */
+  login: AuthPayload;
+  /** A further named token, e.g. one per device or bot script. */
+  createApiToken: CreateApiTokenPayload;
+  /** Change your password. Every other token of yours is revoked and its websockets are closed; the token of this request goes on working. */
+  changePassword: AuthPayload;
+  /** Revoke one of your tokens; it is refused from then on. */
+  revokeApiToken: RevokeApiTokenPayload;
+  createTable: TablePayload;
+  /** Sit down by table id or invite code (private tables need the code); `seat` picks a free seat. */
+  joinTable: TablePayload;
+  /** Before the start your seat is freed; during a match a bot plays it to the end. */
+  leaveTable: TablePayload;
+  /** The creator deals the first round. */
+  startTable: TablePayload;
+  /** The creator ends a table that has not started, without a result. Anything else is a moderator's action: it needs the abort permission and a `reason`, and is audited. */
+  abortTable: TablePayload;
+  /** The creator seats a bot before the start. */
+  addBot: TablePayload;
+  removeBot: TablePayload;
+  /** Make a move. `expectedVersion` is the table version you saw (a move made against an older one is refused as `stale_version`); the same `idempotencyKey` applies once and answers the same. */
+  act: ActPayload;
+  /** Say something at a table: seated players, and spectators where the table allows it. 1 to 500 characters; rate-limited (`rate_limited`); refused while you are muted (`muted`, the message says until when; see `me.mutedUntil`). Event data keys: `message_id`, `seat`, `player_id`, `display_name`, `text`. */
+  sendChatMessage: SendChatMessagePayload;
+  /** Report a player to the moderators, optionally at a table or for a chat message of theirs. */
+  reportPlayer: ReportPlayerPayload;
+  /** Organisers only (permission tournaments.add_tournament). */
+  createTournament: TournamentPayload;
+  registerForTournament: TournamentPayload;
+  /** Before the start the place is freed; later you are not paired again and a bot finishes your running table. */
+  unregisterFromTournament: TournamentPayload;
+  /** The organiser starts the first round now. */
+  startTournament: TournamentPayload;
+}
+
+export interface OptionSpec {
+  __typename?: "OptionSpec";
+  name: string;
+  /** int, bool or choice */
+  type: string;
+  default: any | null;
+  description: string;
+  minimum: number | null;
+  maximum: number | null;
+  nullable: boolean;
+  choices: Array<string> | null;
+}
+
+/** The fields of a play; which ones a game uses is in RULES.md. */
+export interface PlayInput {
+  cards?: Array<string> | null;
+  card?: string | null;
+  color?: string | null;
+  suit?: string | null;
+  call?: boolean | null;
+  to?: number | null;
+  index?: number | null;
+  count?: number | null;
+  kind?: string | null;
+  rank?: number | null;
+}
+
+/** A person, a guest or a bot, as others see them. */
+export interface Player {
+  __typename?: "Player";
+  id: string;
+  displayName: string;
+  isGuest: boolean;
+  isBot: boolean;
+}
+
+/** A player as everyone may see them. */
+export interface PlayerProfile {
+  __typename?: "PlayerProfile";
+  id: string;
+  displayName: string;
+  isGuest: boolean;
+  isBot: boolean;
+  ratings: Array<Rating>;
+}
+
+export interface PositionInput {
+  position?: number;
+}
+
+export interface Query {
+  __typename?: "Query";
+  /** The signed-in player; null without a token. */
+  me: Me | null;
+  /** The signed-in player's API tokens (metadata only). */
+  apiTokens: Array<ApiToken>;
+  /** Every game: player counts, house rules and bot levels. */
+  games: Array<GameInfo>;
+  /** The lobby: public tables, newest first (open by default). */
+  tables: TablePage;
+  /** One table, with your view of its match. */
+  table: Table | null;
+  /** Tables you sit at that are open or playing. */
+  myTables: Array<Table>;
+  /** Moderator actions, newest first. Staff with the audit log permission only; others get the error code `forbidden`. */
+  moderationLog: AuditLogPage | null;
+  /** One tournament: its rounds, tables and standings. */
+  tournament: Tournament | null;
+  /** Tournaments, newest first. */
+  tournaments: Array<Tournament>;
+  /** The best rated players of a game (by ordinal). */
+  leaderboard: Array<LeaderboardEntry>;
+  /** A player as everyone may see them, with their ratings. */
+  player: PlayerProfile | null;
+}
+
+/** OpenSkill (Plackett-Luce) rating in one game; `ordinal` = mu - 3 sigma ranks leaderboards. */
+export interface Rating {
+  __typename?: "Rating";
+  game: string;
+  mu: number;
+  sigma: number;
+  ordinal: number;
+  matches: number;
+  updatedAt: string;
+  /** The latest rated matches, newest first. */
+  history: Array<RatingChange>;
+}
+
+export interface RatingChange {
+  __typename?: "RatingChange";
+  tableId: string;
+  placing: number;
+  muBefore: number;
+  muAfter: number;
+  sigmaAfter: number;
+  ordinalAfter: number;
+  createdAt: string;
+}
+
+export interface Registration {
+  __typename?: "Registration";
+  player: Player;
+  status: string;
+  reason: string;
+  createdAt: string;
+}
+
+/** Your report, as the moderators received it. */
+export interface Report {
+  __typename?: "Report";
+  id: string;
+  status: ReportStatusEnum;
+  createdAt: string;
+}
+
+export interface ReportPlayerPayload {
+  __typename?: "ReportPlayerPayload";
+  report: Report | null;
+  errors: Array<UserError>;
+}
+
+export type ReportStatusEnum = "OPEN" | "RESOLVED" | "DISMISSED";
+
+export interface ReserveInput {
+  reserve?: number;
+  position?: number;
+}
+
+export interface RevokeApiTokenPayload {
+  __typename?: "RevokeApiTokenPayload";
+  apiToken: ApiToken | null;
+  errors: Array<UserError>;
+}
+
+export interface RoundResultType {
+  __typename?: "RoundResultType";
+  roundNumber: number;
+  placings: Array<number>;
+  scores: Array<number>;
+}
+
+export interface SeatInput {
+  seat?: number;
+}
+
+export interface SeatType {
+  __typename?: "SeatType";
+  position: number;
+  player: Player;
+  isBot: boolean;
+  botLevel: string | null;
+  takenOverByBot: boolean;
+}
+
+export interface SeatsInput {
+  seats?: Array<number>;
+}
+
+export interface SendChatMessagePayload {
+  __typename?: "SendChatMessagePayload";
+  message: ChatMessage | null;
+  errors: Array<UserError>;
+}
+
+/** Rank by points (placing p at k seats scores k - p; a bye half a table), then Buchholz (opponents' points), wins, lower placing sum, seed. Elimination ranks by the round reached first. Disqualified players rank last. */
+export interface Standing {
+  __typename?: "Standing";
+  rank: number;
+  player: Player;
+  points: number;
+  buchholz: number;
+  wins: number;
+  placingSum: number;
+  matches: number;
+  byes: number;
+  eliminatedInRound: number | null;
+}
+
+export interface Subscription {
+  __typename?: "Subscription";
+  /** Every change at a table as you may see it, numbered by `seq`. First the changes after `afterSeq` are replayed from the log (the last one with your current view), then live ones follow. A seat's own cards reach only that seat. An `afterSeq` beyond the table's last seq is refused with `bad_after_seq` (its `lastSeq` in the error's extensions). */
+  tableEvents: TableUpdate;
+  /** Public tables opening, filling, starting, ending. */
+  lobbyEvents: LobbyUpdate;
+  /** A tournament as it runs: first a `subscribed` event with its current status, then round started, table finished, standings changed, finished. Events say what changed; query `tournament` for the details. */
+  tournamentEvents: TournamentEvent;
+}
+
+export interface Table {
+  __typename?: "Table";
+  id: string;
+  game: string;
+  status: TableStatusEnum;
+  visibility: VisibilityEnum;
+  seatCount: number;
+  options: any;
+  version: number;
+  lastSeq: number;
+  roundNumber: number;
+  deadline: string | null;
+  turnClockSeconds: number;
+  allowSpectators: boolean;
+  spectatorsMayChat: boolean;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  result: any | null;
+  creator: Player;
+  seats: Array<SeatType>;
+  /** Your seat here, if you sit here. */
+  mySeat: number | null;
+  /** Only for the creator and seated players. */
+  inviteCode: string | null;
+  /** Your own view (a spectator's if you do not sit here). */
+  view: GameView | null;
+  /** The numbered changes after `afterSeq`, as you may see them. */
+  events: Array<TableUpdate>;
+  roundResults: Array<RoundResultType>;
+}
+
+export interface TablePage {
+  __typename?: "TablePage";
+  items: Array<Table>;
+  nextCursor: string | null;
+}
+
+export interface TablePayload {
+  __typename?: "TablePayload";
+  table: Table | null;
+  errors: Array<UserError>;
+}
+
+export type TableStatusEnum = "OPEN" | "PLAYING" | "FINISHED" | "ABORTED";
+
+/** One numbered change at a table, as this viewer may see it. Every viewer receives every `seq`, so a gap means something was missed: resubscribe with `afterSeq`. */
+export interface TableUpdate {
+  __typename?: "TableUpdate";
+  tableId: string;
+  seq: number;
+  kind: string;
+  version: number;
+  /** The table's status as of this seq (right after this change), in replays too. */
+  status: TableStatusEnum;
+  events: Array<GameEvent>;
+  /** The viewer's view after this change (null in a replay but the last). */
+  view: GameView | null;
+}
+
+export interface ToInput {
+  to?: number;
+}
+
+export interface Tournament {
+  __typename?: "Tournament";
+  id: string;
+  name: string;
+  game: string;
+  format: TournamentFormat;
+  status: TournamentStatus;
+  options: any;
+  tableSize: number;
+  /** Swiss and round robin: how many rounds (set at the start if left open). */
+  plannedRounds: number | null;
+  advance: number;
+  durationMinutes: number | null;
+  maxPlayers: number | null;
+  registrationOpensAt: string | null;
+  registrationClosesAt: string | null;
+  startsAt: string | null;
+  endsAt: string | null;
+  rated: boolean;
+  allowBots: boolean;
+  botLevel: string;
+  turnClockSeconds: number;
+  currentRound: number;
+  registeredCount: number;
+  organiser: Player;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  rounds: Array<TournamentRound>;
+  standings: Array<Standing>;
+  registrations: Array<Registration>;
+  /** Whether you are registered (and not withdrawn). */
+  isRegistered: boolean;
+}
+
+export interface TournamentEvent {
+  __typename?: "TournamentEvent";
+  tournamentId: string;
+  /** subscribed, registration_opened, registration_closed, registrations_changed, started, round_started, table_finished, standings_changed, finished, cancelled */
+  kind: string;
+  status: TournamentStatus;
+  round: number;
+  tableId: string | null;
+}
+
+export type TournamentFormat = "ROUND_ROBIN" | "SWISS" | "SINGLE_ELIMINATION" | "ARENA";
+
+export interface TournamentPayload {
+  __typename?: "TournamentPayload";
+  tournament: Tournament | null;
+  errors: Array<UserError>;
+}
+
+export interface TournamentRound {
+  __typename?: "TournamentRound";
+  number: number;
+  status: string;
+  byes: Array<string>;
+  startedAt: string;
+  finishedAt: string | null;
+  tables: Array<TournamentTable>;
+}
+
+export type TournamentStatus = "SCHEDULED" | "REGISTRATION" | "CLOSED" | "RUNNING" | "FINISHED" | "CANCELLED";
+
+/** One table of a round. */
+export interface TournamentTable {
+  __typename?: "TournamentTable";
+  number: number;
+  tableId: string;
+  status: string;
+  /** Registered players in seat order (filler bots sit after them). */
+  players: Array<string>;
+  /** Player id -> placing at this table, once it finished. */
+  placings: any | null;
+  /** The game table itself: seats, your view, its events. */
+  table: Table | null;
+}
+
+/** An expected failure: switch on `code`; `message` is for people. */
+export interface UserError {
+  __typename?: "UserError";
+  code: string;
+  message: string;
+  field: string | null;
+  /** With `rate_limited`: seconds to wait before trying again. */
+  retryAfter: number | null;
+}
+
+export type VisibilityEnum = "PUBLIC" | "PRIVATE";

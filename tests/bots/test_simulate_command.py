@@ -1,0 +1,72 @@
+"""``manage.py simulate`` end to end on a small job: table, JSON, CSV and chart."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from games.bots.simulate import lineup_for, summarize
+
+
+def test_a_small_job_prints_json_and_writes_its_csv_and_chart(tmp_path):
+    out = io.StringIO()
+    call_command("simulate", "kato", "--lineup", "strong,heuristic", "--matches", "4",
+                 "--seed", "3", "--options", '{"rounds": 1}', "--iterations", "12",
+                 "--time-ms", "0", "--csv", str(tmp_path / "r.csv"),
+                 "--chart", str(tmp_path / "r.png"), "--json-out", str(tmp_path / "r.json"),
+                 "--json", stdout=out)
+    summary = json.loads(out.getvalue())
+    assert summary["matches"] == 4
+    for level in ("strong", "heuristic"):
+        row = summary["levels"][level]
+        assert row["matches"] == 4  # seats rotate: each level sat in each seat twice
+        assert 0 <= row["ci95"][0] <= row["win_rate"] <= row["ci95"][1] <= 1
+        assert 1 <= row["mean_placing"] <= 2
+    assert summary["strong_move_ms"]["count"] > 0
+    with open(tmp_path / "r.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["level"] for r in rows} == {"strong", "heuristic"}
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(json.loads((tmp_path / "r.json").read_text())["match_results"]) == 4
+    # Same seed and budget, same results, whatever the number of workers.
+    again = io.StringIO()
+    call_command("simulate", "kato", "--lineup", "strong,heuristic", "--matches", "4",
+                 "--seed", "3", "--options", '{"rounds": 1}', "--iterations", "12",
+                 "--time-ms", "0", "--workers", "2", "--json", stdout=again)
+    assert json.loads(again.getvalue())["levels"] == summary["levels"]
+
+
+def test_the_table_names_every_level():
+    out = io.StringIO()
+    call_command("simulate", "karma", "--lineup", "heuristic,random", "--matches", "2",
+                 "--no-progress", stdout=out)
+    text = out.getvalue()
+    assert "heuristic" in text and "random" in text and "95% CI" in text
+
+
+@pytest.mark.parametrize("args, message", [
+    (["kato", "--lineup", "strong,grandmaster"], "unknown bot level"),
+    (["karma", "--lineup", "heuristic"], "seats"),
+    (["kato", "--lineup", "heuristic,heuristic", "--options", "{bad"], "not JSON"),
+    (["kato", "--lineup", "heuristic,heuristic", "--options", '{"hand_size": 99}'],
+     "invalid options"),
+])
+def test_bad_arguments_are_clear_errors(args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("simulate", *args, "--matches", "1")
+
+
+def test_seats_rotate_so_every_level_sits_everywhere():
+    levels = ["strong", "heuristic", "heuristic"]
+    seats = [lineup_for(levels, i).index("strong") for i in range(3)]
+    assert sorted(seats) == [0, 1, 2]
+
+
+def test_a_shared_first_place_counts_as_a_win_for_each():
+    summary = summarize([{"levels": ["a", "b"], "placings": [1, 1], "scores": [0, 0],
+                          "moves": 3, "rounds": 1, "seconds": 0.1, "search_ms": []}])
+    assert summary["levels"]["a"]["win_rate"] == summary["levels"]["b"]["win_rate"] == 1.0
