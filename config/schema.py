@@ -33,6 +33,8 @@ from games.api.schema import Subscription as GamesSubscription
 from tournaments.api.schema import Mutation as TournamentsMutation
 from tournaments.api.schema import Query as TournamentsQuery
 from tournaments.api.schema import Subscription as TournamentsSubscription
+from tournaments.api.webhooks import Mutation as WebhooksMutation
+from tournaments.api.webhooks import Query as WebhooksQuery
 
 from .cost import QueryCostLimiter
 from .validation import SafeParserCache, StringInputValidation
@@ -119,9 +121,10 @@ class QueryLimits(AddValidationRules):
                                            settings.GRAPHQL_MAX_ALIASES)))
 
 
-Query = merge_types("Query", (AccountsQuery, GamesQuery, ModerationQuery, TournamentsQuery))
+Query = merge_types("Query", (AccountsQuery, GamesQuery, ModerationQuery, TournamentsQuery,
+                              WebhooksQuery))
 Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, ModerationMutation,
-                                    TournamentsMutation))
+                                    TournamentsMutation, WebhooksMutation))
 Subscription = merge_types("Subscription", (GamesSubscription, TournamentsSubscription))
 
 class StapelSchema(strawberry.Schema):

@@ -244,6 +244,15 @@ STAPEL_METRICS_ALLOWED_ADDRESSES = env_list("METRICS_ALLOWED_ADDRESSES")
 STAPEL_WORKER_METRICS_PORT = int(os.environ.get("WORKER_METRICS_PORT", 0) or 0)
 STAPEL_WORKER_METRICS_ADDR = os.environ.get("WORKER_METRICS_ADDR", "127.0.0.1")
 
+# Webhooks (tournaments/webhooks.py). Non-global addresses (loopback, private, link-local)
+# are refused unless listed here as networks, e.g. "127.0.0.1/32" for tests.
+STAPEL_WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS")
+STAPEL_WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 5.0)
+STAPEL_WEBHOOK_RETRY_BASE_SECONDS = env_float("WEBHOOK_RETRY_BASE_SECONDS", 10.0)
+STAPEL_WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", 6) or 6)
+STAPEL_WEBHOOK_DISABLE_AFTER_FAILURES = int(
+    os.environ.get("WEBHOOK_DISABLE_AFTER_FAILURES", 15) or 15)
+
 # Rate limits (config/ratelimit.py): `RATE_LIMIT_<NAME>` overrides one, in the `limits`
 # notation ("10 per 5 minutes", "30/hour", several separated by ";"), or "off".
 _RATE_LIMIT_DEFAULTS = {

@@ -8,6 +8,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 STAPEL_BOT_PAUSE_SECONDS = 0
 STAPEL_ROUND_PAUSE_SECONDS = 0
+STAPEL_WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]
 # Tests call the periodic services themselves; a background beat would race their data.
 STAPEL_IN_PROCESS_BEAT = False
 # Every test client comes from 127.0.0.1: the per-address and per-token limits are raised

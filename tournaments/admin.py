@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 
 from accounts.errors import DomainError
 
-from . import services
+from . import services, webhooks
 from .models import (
     Rating,
     RatingChange,
@@ -17,6 +18,8 @@ from .models import (
     Tournament,
     TournamentRound,
     TournamentTable,
+    WebhookDelivery,
+    WebhookEndpoint,
 )
 
 
@@ -136,4 +139,97 @@ class RatingChangeAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
+        return False
+
+
+# --- webhooks -----------------------------------------------------------------------------------
+
+class WebhookEndpointForm(forms.ModelForm):
+    events = forms.MultipleChoiceField(
+        choices=[(e, e) for e in webhooks.EVENTS], required=False,
+        widget=forms.CheckboxSelectMultiple, help_text="None ticked: every event.")
+
+    class Meta:
+        model = WebhookEndpoint
+        fields = ("owner", "tournament", "url", "description", "events")
+
+    def clean_url(self):
+        try:
+            return webhooks.check_url(self.cleaned_data["url"])
+        except DomainError as exc:
+            raise forms.ValidationError(exc.message) from None
+
+
+class WebhookDeliveryInline(admin.TabularInline):
+    model = WebhookDelivery
+    extra = 0
+    fields = ("created_at", "event_type", "message_id", "status", "attempts",
+              "last_status_code", "last_error", "next_attempt_at", "delivered_at")
+    readonly_fields = fields
+    can_delete = False
+    ordering = ("-id",)
+    max_num = 0
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).order_by("-id")
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(admin.ModelAdmin):
+    """The secret is shown once, in the message after adding; never in the form."""
+
+    form = WebhookEndpointForm
+    list_display = ("id", "url", "owner", "tournament", "is_active", "consecutive_failures",
+                    "disabled_reason", "created_at")
+    list_filter = ("is_active",)
+    search_fields = ("url", "owner__username", "tournament__name")
+    raw_id_fields = ("owner", "tournament")
+    readonly_fields = ("is_active", "consecutive_failures", "disabled_at", "disabled_reason",
+                       "created_at")
+    inlines = [WebhookDeliveryInline]
+    actions = ["send_test_event", "enable", "disable"]
+
+    def save_model(self, request, obj, form, change):
+        new = obj.pk is None
+        if new:
+            obj.secret = webhooks.new_secret()
+        super().save_model(request, obj, form, change)
+        if new:
+            self.message_user(request, f"Signing secret (shown only now): {obj.secret}")
+
+    @admin.action(description="Send test event")
+    def send_test_event(self, request, queryset):
+        for endpoint in queryset:
+            d = webhooks.endpoint_send_test(actor=request.user, endpoint_id=endpoint.pk)
+            self.message_user(request, f"{endpoint}: test event {d.message_id} queued")
+
+    @admin.action(description="Enable again (failure count starts over)")
+    def enable(self, request, queryset):
+        for endpoint in queryset:
+            webhooks.endpoint_update(actor=request.user, endpoint_id=endpoint.pk, active=True)
+        self.message_user(request, f"{queryset.count()} enabled")
+
+    @admin.action(description="Disable")
+    def disable(self, request, queryset):
+        for endpoint in queryset:
+            webhooks.endpoint_update(actor=request.user, endpoint_id=endpoint.pk, active=False)
+        self.message_user(request, f"{queryset.count()} disabled")
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    """The delivery log: read-only."""
+
+    list_display = ("id", "created_at", "endpoint", "event_type", "status", "attempts",
+                    "last_status_code", "last_error", "delivered_at")
+    list_filter = ("status", "event_type")
+    search_fields = ("message_id", "endpoint__url")
+    readonly_fields = ("endpoint", "message_id", "event_type", "payload", "status", "attempts",
+                       "next_attempt_at", "last_attempt_at", "last_status_code", "last_error",
+                       "created_at", "delivered_at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False

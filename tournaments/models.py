@@ -213,3 +213,63 @@ class RatingChange(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [models.UniqueConstraint(fields=["match", "player"],
                                                name="one_change_per_match")]
+
+
+class WebhookEndpoint(models.Model):
+    """Where an organiser's site wants tournament events: one tournament's (``tournament``
+    set) or every tournament its owner organises (``tournament`` empty). The secret signs each
+    delivery (Standard Webhooks); the API shows it once, at creation."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                              related_name="webhook_endpoints")
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, null=True, blank=True,
+                                   related_name="webhook_endpoints",
+                                   help_text="Empty: every tournament the owner organises.")
+    url = models.URLField(max_length=500)
+    description = models.CharField(max_length=200, blank=True)
+    events = models.JSONField(default=list, blank=True, help_text="Event types; empty: all.")
+    secret = models.CharField(max_length=100, editable=False)
+    is_active = models.BooleanField(default=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    disabled_reason = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"webhook {self.pk} -> {self.url}"
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending"        # waiting for its (next) try
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"          # every try failed, or the endpoint was disabled
+
+
+class WebhookDelivery(models.Model):
+    """One event for one endpoint, tried until it succeeds or the tries run out. ``message_id``
+    is the ``webhook-id`` of every try, so receivers de-duplicate on it."""
+
+    endpoint = models.ForeignKey(WebhookEndpoint, on_delete=models.CASCADE,
+                                 related_name="deliveries")
+    message_id = models.CharField(max_length=40, unique=True)
+    event_type = models.CharField(max_length=60)
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=DeliveryStatus.choices,
+                              default=DeliveryStatus.PENDING, db_index=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "webhook deliveries"
+
+    def __str__(self) -> str:
+        return f"{self.event_type} {self.message_id} ({self.status})"

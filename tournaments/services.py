@@ -26,7 +26,7 @@ from games.bots import BOTS
 from games.engine import InvalidOptions
 from games.errors import GameError
 
-from . import formats, realtime
+from . import formats, realtime, webhooks
 from .errors import TournamentError
 from .models import (
     Format,
@@ -134,6 +134,8 @@ def tournament_create(*, organiser: Player, name: str, game: str, format: str,
         registration_closes_at=registration_closes_at, starts_at=starts_at, rated=rated,
         allow_bots=allow_bots, bot_level=bot_level, turn_clock_seconds=turn_clock_seconds,
         status=status, organiser=organiser)
+    if status == TournamentStatus.REGISTRATION:
+        webhooks.emit(tournament, "tournament.registration_opened")
     return tournament
 
 
@@ -229,6 +231,8 @@ def registration_disqualify(*, actor: Player | None, tournament_id, player_id,
         raise TournamentError("not_registered", "no such registration", field="playerId")
     if reg.status != RegistrationStatus.DISQUALIFIED:
         _withdraw(t, reg, RegistrationStatus.DISQUALIFIED, reason or "disqualified")
+        webhooks.emit(t, "tournament.player_disqualified", player_id=reg.player_id,
+                      reason=reg.reason)
     return reg
 
 
@@ -249,6 +253,7 @@ def tournament_tick(*, now: datetime | None = None) -> int:
                 t.status = TournamentStatus.REGISTRATION
                 t.save(update_fields=["status"])
                 _publish(t, "registration_opened")
+                webhooks.emit(t, "tournament.registration_opened")
                 changed += 1
     closing = Tournament.objects.filter(status=TournamentStatus.REGISTRATION,
                                         registration_closes_at__lte=now)
@@ -259,6 +264,7 @@ def tournament_tick(*, now: datetime | None = None) -> int:
                 t.status = TournamentStatus.CLOSED
                 t.save(update_fields=["status"])
                 _publish(t, "registration_closed")
+                webhooks.emit(t, "tournament.registration_closed")
                 changed += 1
     starting = Tournament.objects.filter(status__in=OPEN_STATUSES, starts_at__lte=now)
     for pk in list(starting.values_list("pk", flat=True)):
@@ -301,6 +307,7 @@ def tournament_cancel(*, tournament_id, reason: str = "") -> Tournament:
     t.finished_at = timezone.now()
     t.save(update_fields=["status", "finished_at"])
     _publish(t, "cancelled", reason=reason[:200])
+    webhooks.emit(t, "tournament.cancelled", reason=reason[:200])
     return t
 
 
@@ -333,6 +340,7 @@ def tournament_start(*, actor: Player | None, tournament_id) -> Tournament:
     t.save(update_fields=["status", "started_at", "rounds", "ends_at"])
     _seeds_fix(t)
     _publish(t, "started")
+    webhooks.emit(t, "tournament.started")
     _standings_refresh(t)
     if t.format == Format.ARENA:
         Registration.objects.filter(tournament=t, status=RegistrationStatus.REGISTERED).update(
@@ -447,10 +455,11 @@ def _round_create(t: Tournament) -> TournamentRound | None:
     t.current_round = number
     t.save(update_fields=["current_round"])
     players = Player.objects.in_bulk({p for x in tables for p in x})
-    for i, ids in enumerate(tables, start=1):
-        _table_create(t, rnd, i, [players[p] for p in ids])
+    links = [_table_create(t, rnd, i, [players[p] for p in ids])
+             for i, ids in enumerate(tables, start=1)]
     _standings_refresh(t)
     _publish(t, "round_started", tables=len(tables), byes=len(byes))
+    webhooks.emit(t, "tournament.round_started", round=rnd, tables=links)
     return rnd
 
 
@@ -488,12 +497,13 @@ def _arena_pair(t: Tournament) -> int:
     rnd = t.rounds_set.get(number=1)
     start = TournamentTable.objects.filter(round=rnd).count()
     players = Player.objects.in_bulk({p for x in pairing.tables for p in x})
-    for i, ids in enumerate(pairing.tables, start=start + 1):
-        _table_create(t, rnd, i, [players[p] for p in ids])
+    links = [_table_create(t, rnd, i, [players[p] for p in ids])
+             for i, ids in enumerate(pairing.tables, start=start + 1)]
     Registration.objects.filter(tournament=t, player_id__in=[p for x in pairing.tables
                                                               for p in x]).update(
         waiting_since=None)
     _publish(t, "round_started", tables=len(pairing.tables))
+    webhooks.emit(t, "tournament.round_started", round=rnd, tables=links)
     return len(pairing.tables)
 
 
@@ -533,6 +543,7 @@ def tournament_table_finished(*, table_id: int) -> bool:
         link.save(update_fields=["placings", "finished_at"])
         _standings_refresh(t)
         _publish(t, "table_finished", table_id=str(table_id))
+        webhooks.emit(t, "tournament.table_finished", link=link)
         _publish(t, "standings_changed")
         if t.format == Format.ARENA:
             now = timezone.now()
@@ -550,6 +561,7 @@ def tournament_table_finished(*, table_id: int) -> bool:
         rnd.status = RoundStatus.FINISHED
         rnd.finished_at = timezone.now()
         rnd.save(update_fields=["status", "finished_at"])
+        webhooks.emit(t, "tournament.round_finished", round=rnd)
         _round_create(t)
         return True
 
@@ -562,6 +574,7 @@ def _finish(t: Tournament) -> None:
                                                           finished_at=t.finished_at)
     _standings_refresh(t)
     _publish(t, "finished")
+    webhooks.emit(t, "tournament.finished")
 
 
 def _standings_refresh(t: Tournament) -> None:

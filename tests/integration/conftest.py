@@ -35,6 +35,9 @@ def service_env(**extra) -> dict:
            # The test server speaks plain http: admin session and CSRF cookies must not be
            # marked Secure, or clients would never send them back.
            "SECURE_COOKIES": "0",
+           # Webhook receivers of tests listen on 127.0.0.1; retries come fast.
+           "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.1/32", "WEBHOOK_RETRY_BASE_SECONDS": "0.3",
+           "WEBHOOK_MAX_ATTEMPTS": "3", "WEBHOOK_DISABLE_AFTER_FAILURES": "4",
            # Every client of the test servers comes from 127.0.0.1 (see config/test_settings).
            **{f"RATE_LIMIT_{name}": "100000 per minute" for name in (
                "CREATE_GUEST", "REGISTER", "LOGIN_ADDRESS", "CREATE_TABLE", "WS_CONNECT",
