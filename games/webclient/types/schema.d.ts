@@ -184,6 +184,21 @@ export interface CreateTournamentInput {
   turnClockSeconds?: number;
 }
 
+export interface CreateWebhookEndpointInput {
+  url?: string;
+  /** Empty: every tournament you organise. */
+  tournamentId?: string | null;
+  /** Empty: every event. */
+  events?: Array<WebhookEvent> | null;
+  description?: string;
+}
+
+export interface DeleteWebhookEndpointPayload {
+  __typename?: "DeleteWebhookEndpointPayload";
+  ok: boolean;
+  errors: Array<UserError>;
+}
+
 /** One thing that happened; `data` holds its fields (RULES.md names). */
 export interface GameEvent {
   __typename?: "GameEvent";
@@ -369,6 +384,14 @@ export interface Mutation {
   unregisterFromTournament: TournamentPayload;
   /** The organiser starts the first round now. */
   startTournament: TournamentPayload;
+  /** Register a URL for tournament events, signed per Standard Webhooks; the secret is in this payload only. */
+  createWebhookEndpoint: WebhookEndpointPayload;
+  updateWebhookEndpoint: WebhookEndpointPayload;
+  /** A new secret, shown once; the old one stops at once. */
+  rotateWebhookSecret: WebhookEndpointPayload;
+  deleteWebhookEndpoint: DeleteWebhookEndpointPayload;
+  /** Send a `webhook.test` event to this endpoint now (also when it is disabled). */
+  sendTestWebhook: WebhookDeliveryPayload;
 }
 
 export interface OptionSpec {
@@ -445,6 +468,8 @@ export interface Query {
   leaderboard: Array<LeaderboardEntry>;
   /** A player as everyone may see them, with their ratings. */
   player: PlayerProfile | null;
+  /** Your webhook endpoints (organisers and staff). */
+  webhookEndpoints: Array<WebhookEndpoint>;
 }
 
 /** OpenSkill (Plackett-Luce) rating in one game; `ordinal` = mu - 3 sigma ranks leaderboards. */
@@ -703,6 +728,15 @@ export interface TournamentTable {
   table: Table | null;
 }
 
+export interface UpdateWebhookEndpointInput {
+  id?: string;
+  url?: string | null;
+  events?: Array<WebhookEvent> | null;
+  description?: string | null;
+  /** true enables a disabled endpoint again; false disables it. */
+  active?: boolean | null;
+}
+
 /** An expected failure: switch on `code`; `message` is for people. */
 export interface UserError {
   __typename?: "UserError";
@@ -714,3 +748,56 @@ export interface UserError {
 }
 
 export type VisibilityEnum = "PUBLIC" | "PRIVATE";
+
+/** One event for one endpoint; every try carries the same `webhook-id` (`messageId`). */
+export interface WebhookDelivery {
+  __typename?: "WebhookDelivery";
+  id: string;
+  messageId: string;
+  eventType: string;
+  /** pending, succeeded or failed */
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  payload: any;
+}
+
+export interface WebhookDeliveryPayload {
+  __typename?: "WebhookDeliveryPayload";
+  delivery: WebhookDelivery | null;
+  errors: Array<UserError>;
+}
+
+export interface WebhookEndpoint {
+  __typename?: "WebhookEndpoint";
+  id: string;
+  url: string;
+  description: string;
+  /** Empty: every tournament you organise. */
+  tournamentId: string | null;
+  /** Empty: every event. */
+  events: Array<string>;
+  isActive: boolean;
+  disabledAt: string | null;
+  /** Why it was disabled (for example after repeated failed tries). */
+  disabledReason: string;
+  consecutiveFailures: number;
+  createdAt: string;
+  /** The latest deliveries, newest first. */
+  deliveries: Array<WebhookDelivery>;
+}
+
+export interface WebhookEndpointPayload {
+  __typename?: "WebhookEndpointPayload";
+  endpoint: WebhookEndpoint | null;
+  /** The signing secret (`whsec_...`): shown only here, once. */
+  secret: string | null;
+  errors: Array<UserError>;
+}
+
+/** Event types an endpoint can ask for (the payload's `type`). */
+export type WebhookEvent = "REGISTRATION_OPENED" | "REGISTRATION_CLOSED" | "STARTED" | "ROUND_STARTED" | "TABLE_FINISHED" | "ROUND_FINISHED" | "FINISHED" | "CANCELLED" | "PLAYER_DISQUALIFIED";
