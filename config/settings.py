@@ -182,6 +182,9 @@ STAPEL_STRONG_BOT_TIME_MS = env_float("STRONG_BOT_TIME_MS", 400.0)
 STAPEL_ROUND_PAUSE_SECONDS = env_float("ROUND_PAUSE_SECONDS", 3.0)
 STAPEL_TURN_CLOCK_DEFAULT_SECONDS = int(os.environ.get("TURN_CLOCK_SECONDS", 0) or 0)
 STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
+# A change waits at most this long for its table's row lock, then answers `busy`: one stuck
+# table must never hold a request (and the executor thread it runs on) for long.
+STAPEL_TABLE_LOCK_TIMEOUT_MS = int(os.environ.get("TABLE_LOCK_TIMEOUT_MS", 2000) or 2000)
 
 GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
 GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))

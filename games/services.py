@@ -15,7 +15,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
 from django.dispatch import Signal
 from django.utils import timezone
@@ -67,12 +67,30 @@ def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None
     """The table, locked. With ``viewer``: ``not_found`` where it does not exist for them
     (a private table they are not part of, see ``selectors.may_see``)."""
     try:
-        table = Table.objects.select_for_update().get(pk=int(table_id))
-    except (Table.DoesNotExist, ValueError, TypeError):
+        table_id = int(table_id)
+    except (ValueError, TypeError):
         raise GameError("not_found", "no such table", field="tableId") from None
+    _bound_lock_wait()
+    try:
+        table = Table.objects.select_for_update().get(pk=table_id)
+    except Table.DoesNotExist:
+        raise GameError("not_found", "no such table", field="tableId") from None
+    except OperationalError as exc:
+        if type(exc.__cause__).__name__ not in ("LockNotAvailable", "QueryCanceled"):
+            raise
+        raise GameError("busy", "the table is busy; try again in a moment") from None
     if viewer is not None and not selectors.may_see(table, viewer, invite_code):
         raise GameError("not_found", "no such table", field="tableId")
     return table
+
+
+def _bound_lock_wait() -> None:
+    """On PostgreSQL, the row lock that follows waits at most TABLE_LOCK_TIMEOUT_MS (this
+    transaction only), so a table held by a stuck transaction answers ``busy`` instead of
+    holding the request and its executor thread for as long as the holder lives."""
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET LOCAL lock_timeout = {int(settings.STAPEL_TABLE_LOCK_TIMEOUT_MS)}")
 
 
 def _seats(table: Table) -> dict[int, Seat]:
@@ -515,6 +533,8 @@ def _apply(table: Table, position: int, action, *, kind: str, player: Player | N
 # --- what happens by itself (called by tasks) ------------------------------------------------
 
 def _locked_at(table_id: int, expected_version: int) -> Table | None:
+    # A lock timeout raises OperationalError here: the task retries with backoff.
+    _bound_lock_wait()
     table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None or table.status != TableStatus.PLAYING or table.version != expected_version:
         return None  # the world has moved on: nothing to do
