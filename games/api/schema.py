@@ -96,7 +96,7 @@ class TableType:
     def view(self) -> GameView | None:
         if not selectors.may_watch(self._table, self._player, self.my_seat):
             return None
-        return game_view(services.view_for(self._table, self.my_seat))
+        return game_view(selectors.view_for(self._table, self.my_seat))
 
     @strawberry.field(description="The numbered changes after `afterSeq`, as you may see them.")
     async def events(self, after_seq: int = 0, limit: int = 100) -> list[TableUpdate]:
@@ -328,7 +328,7 @@ def _replay(table_id: int, player, after_seq: int):
     entries = selectors.log_after(table_id, after_seq)
     table = selectors.table_get(table_id)
     seat = selectors.viewer_seat(table, player)
-    return entries, seat, table.status, services.view_for(table, seat), table.last_seq
+    return entries, seat, table.status, selectors.view_for(table, seat), table.last_seq
 
 
 @strawberry.type
