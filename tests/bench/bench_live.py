@@ -212,6 +212,13 @@ def tree_cpu(root: int) -> float:
     return sum((_stat(pid) or (0, 0.0))[1] for pid in _tree(root))
 
 
+def machine_busy() -> float:
+    """CPU seconds every core of the machine spent busy (/proc/stat), whoever used them."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / TICK
+
+
 def client_cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
@@ -280,12 +287,14 @@ class Meter:
     def start(self):
         self.t0 = time.monotonic()
         self.s0, self.w0 = self.sql.web(), self.sql.worker()
-        self.c0, self.wc0, self.cl0 = tree_cpu(self.server.pid), tree_cpu(self.worker.pid), \
-            client_cpu()
+        self.c0, self.wc0 = tree_cpu(self.server.pid), tree_cpu(self.worker.pid)
+        self.m0, self.cl0 = machine_busy(), client_cpu()
 
     def stop(self, moves: int) -> dict:
+        cl1, m1 = client_cpu(), machine_busy()  # before reading /proc and /metrics
         elapsed = time.monotonic() - self.t0
-        c1, wc1, cl1 = tree_cpu(self.server.pid), tree_cpu(self.worker.pid), client_cpu()
+        c1, wc1 = tree_cpu(self.server.pid), tree_cpu(self.worker.pid)
+        others = (m1 - self.m0) - (c1 - self.c0) - (wc1 - self.wc0) - (cl1 - self.cl0)
         s1, w1 = self.sql.web(), self.sql.worker()
         per = max(moves, 1)
         return {"cpu_ms": (c1 - self.c0) * 1000 / per,
@@ -293,7 +302,10 @@ class Meter:
                 "worker_cpu_ms": (wc1 - self.wc0) * 1000 / per,
                 "sql": (s1 - self.s0 - self.sql.scrape_cost) / per,
                 "worker_sql": (w1 - self.w0) / per,
-                "client_cpu_pct": 100 * (cl1 - self.cl0) / elapsed}
+                "client_cpu_pct": 100 * (cl1 - self.cl0) / elapsed,
+                "client_cpu_ms": (cl1 - self.cl0) * 1000 / per,
+                # PostgreSQL, Redis and whatever else runs on the machine (other users)
+                "others_pct": 100 * others / elapsed}
 
 
 # --- the load client ---------------------------------------------------------------------------
@@ -686,8 +698,11 @@ def report(r: dict) -> None:
     print(f"      server CPU {r['cpu_ms']:6.2f} ms/move ({r['server_cpu_pct']:.0f}% of a core); "
           f"SQL round trips {r['sql']:5.2f}/move (web) + {r['worker_sql']:4.2f}/move (worker); "
           f"worker CPU {r['worker_cpu_ms']:5.2f} ms/move; load client CPU "
-          f"{r['client_cpu_pct']:.0f}% of core {CLIENT_CORE}")
+          f"{r['client_cpu_pct']:.0f}% of core {CLIENT_CORE}, {r['client_cpu_ms']:.2f} ms/move "
+          f"(it could drive ~{1000 / max(r['client_cpu_ms'], 1e-3):,.0f} moves/s)")
     print(f"      {_bytes(s)}")
+    print(f"      everything else on the machine (PostgreSQL, Redis, other users): "
+          f"{r['others_pct']:.0f}% of one core on average over {os.cpu_count()} cores")
     if r["client_cpu_pct"] >= 85:
         print("      WARNING: the load client is near one full core: it may be the bottleneck "
               "of this configuration, not the server")
