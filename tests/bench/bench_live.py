@@ -568,28 +568,49 @@ class Table:
 
 
 async def open_tables(url: str, http: Http, n: int, spectators: int, compression,
-                      stats: Stats, parallel: int = 16) -> list[Table]:
+                      stats: Stats, parallel: int = 16, pool: int | None = None,
+                      within: float | None = None) -> list[Table]:
+    """``n`` started tables, each with its own two players, or players drawn from ``pool``
+    pairs (a player may sit at several tables; every socket is still its own). With
+    ``within`` seconds, the tables not ready by then are given up (their sockets closed)."""
     from tests.integration.play import CREATE, JOIN, START
 
     gate = asyncio.Semaphore(parallel)
-    watchers = [await http.guest(f"Watcher{k}") for k in range(min(spectators * n, 16))]
+    watchers = list(await asyncio.gather(*(http.guest(f"Watcher{k}")
+                                           for k in range(min(spectators * n, 16)))))
+    people = list(await asyncio.gather(*(http.guest(f"P{k}") for k in range(2 * (pool or 0)))))
+    pairs = list(zip(people[::2], people[1::2], strict=True))
 
     async def one(t: int) -> Table:
         async with gate:
-            a, b = await http.guest(f"A{t}"), await http.guest(f"B{t}")
+            if pairs:
+                a, b = pairs[t % len(pairs)]
+            else:
+                a, b = await http.guest(f"A{t}"), await http.guest(f"B{t}")
             data = await http(a, CREATE, {"input": {"game": "kato", "seatCount": 2,
                                                     "options": {"target_score": 1_000_000}}})
             table_id = data["createTable"]["table"]["id"]
             await http(b, JOIN, {"id": table_id})
             table = Table(table_id, [a, b], stats)
+            made.append(table)
             await table.connect(url, [watchers[(t * spectators + k) % len(watchers)]
                                       for k in range(spectators)], compression)
             await http(a, START, {"id": table_id})
             return table
 
-    tables = await asyncio.gather(*(one(t) for t in range(n)))
+    made: list[Table] = []
+    tasks = [asyncio.create_task(one(t)) for t in range(n)]
+    done, pending = await asyncio.wait(tasks, timeout=within)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    tables = [t.result() for t in done if not t.exception()]
+    failed = [t.exception() for t in done if t.exception()]
+    if failed:
+        raise failed[0]
+    await asyncio.gather(*(t.close() for t in made if t not in tables), return_exceptions=True)
     await asyncio.sleep(0.5)
-    return list(tables)
+    return tables
 
 
 async def play(url: str, meter: Meter, n_tables: int, seconds: float, over_socket: bool,
@@ -617,13 +638,15 @@ async def play(url: str, meter: Meter, n_tables: int, seconds: float, over_socke
 
 
 async def fanout(url: str, meter: Meter, n_tables: int, seconds: float, interval: float,
-                 compression) -> dict:
-    """Two seats and two spectators per table (4 sockets each); each table moves at a human
-    pace over its websocket."""
+                 compression, setup_limit: float) -> dict:
+    """Two seats and two spectators per table (4 sockets each; 32 pairs of players and 16
+    spectators spread over the tables); each table moves at a human pace over its
+    websocket."""
     stats = Stats()
     http = Http(url, 32)
     t0 = time.monotonic()
-    tables = await open_tables(url, http, n_tables, 2, compression, stats)
+    tables = await open_tables(url, http, n_tables, 2, compression, stats, parallel=8,
+                               pool=32, within=setup_limit)
     setup = time.monotonic() - t0
     end = time.monotonic() + seconds
 
@@ -641,7 +664,7 @@ async def fanout(url: str, meter: Meter, n_tables: int, seconds: float, interval
     cost = meter.stop(stats.acted)
     await asyncio.gather(*(t.close() for t in tables))
     await http.client.aclose()
-    return {"name": "Stapel fanout", "tables": n_tables, "setup_s": setup,
+    return {"name": "Stapel fanout", "tables": len(tables), "setup_s": setup,
             "moves_s": stats.acted / elapsed, "p50": pct(stats.latencies, 50) * 1000,
             "p99": pct(stats.latencies, 99) * 1000,
             "max": max(stats.latencies, default=float("nan")) * 1000, "stats": stats, **cost}
@@ -678,6 +701,98 @@ def bgio(matches: int, seconds: float) -> dict | None:
             "sql": 0.0, "errors": int(f.get("errors", 0)), "line": line}
 
 
+# --- how fast can the load client go? -----------------------------------------------------------
+def fake_server(port: int) -> None:
+    """A stand-in for the server that costs next to nothing: it speaks graphql-transport-ws,
+    answers each ``act`` at once and pushes a ~1 KB ``tableEvents`` frame to both seats of the
+    table. Run pinned to the server core by ``--client-ceiling``; measures the load client."""
+    from websockets.asyncio.server import serve
+
+    tables: dict[str, dict] = {}
+    pad = "x" * 700
+
+    def frame(op: str, table_id: str, version: int, seat: int, actor: int) -> str:
+        view = {"__typename": "KatoView", "seat": seat, "actors": [actor],
+                "hand": ["S7", "H9", "DQ", "CK", "SA"],
+                "legalActions": [{"play": {"card": c}} for c in ("S7", "H9", "DQ")],
+                "raw": {"pad": pad}}
+        return json.dumps({"id": op, "type": "next", "payload": {"data": {"tableEvents": {
+            "tableId": table_id, "seq": version, "kind": "action", "version": version,
+            "status": "playing", "events": [{"type": "played", "data": {"seat": actor}}],
+            "view": view}}}})
+
+    async def handler(ws):
+        await ws.recv()
+        await ws.send('{"type":"connection_ack"}')
+        async for raw in ws:
+            msg = json.loads(raw)
+            if msg.get("type") != "subscribe":
+                continue
+            variables = msg["payload"]["variables"]
+            table = tables.setdefault(variables["id"], {"version": 1, "subs": []})
+            if "tableEvents" in msg["payload"]["query"]:
+                seat = len(table["subs"])
+                table["subs"].append((ws, msg["id"], seat))
+                await ws.send(frame(msg["id"], variables["id"], table["version"], seat, 0))
+                continue
+            table["version"] += 1
+            v = table["version"]
+            await ws.send(json.dumps({"id": msg["id"], "type": "next", "payload": {"data": {
+                "act": {"version": v, "seq": v, "replayed": False, "errors": []}}}}))
+            await ws.send(json.dumps({"id": msg["id"], "type": "complete"}))
+            for sub_ws, op, seat in table["subs"]:
+                await sub_ws.send(frame(op, variables["id"], v, seat, v % 2))
+
+    async def run():
+        async with serve(handler, "127.0.0.1", port, subprotocols=["graphql-transport-ws"],
+                         max_size=2**22):
+            await asyncio.sleep(600)
+
+    asyncio.run(run())
+
+
+async def client_ceiling(n_tables: int, seconds: float, compression) -> None:
+    port = _free_port()
+    proc = subprocess.Popen(["taskset", "-c", SERVER_CORES, sys.executable, __file__,
+                             "--fake-server", str(port)], start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        stats = Stats()
+        tables = []
+        for t in range(n_tables):
+            table = Table(f"t{t}", ["fake-a", "fake-b"], stats)
+            await table.connect(url, [], compression)
+            tables.append(table)
+        await asyncio.sleep(0.3)
+        end = time.monotonic() + seconds
+
+        async def drive(table: Table):
+            rng = random.Random(table.table_id)
+            while time.monotonic() < end:
+                await table.move(rng, True, None, end)
+
+        c0, s0, t0 = client_cpu(), tree_cpu(proc.pid), time.monotonic()
+        await asyncio.gather(*(drive(t) for t in tables))
+        elapsed = time.monotonic() - t0
+        c1, s1 = client_cpu(), tree_cpu(proc.pid)
+        await asyncio.gather(*(t.close() for t in tables))
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(10)
+    print(f"load client ceiling, {n_tables} tables against a do-nothing websocket server: "
+          f"{stats.acted / elapsed:,.0f} moves/s, p50 {pct(stats.latencies, 50) * 1000:.1f} ms, "
+          f"p99 {pct(stats.latencies, 99) * 1000:.1f} ms; client CPU "
+          f"{100 * (c1 - c0) / elapsed:.0f}% of core {CLIENT_CORE} "
+          f"({(c1 - c0) * 1e6 / max(stats.acted, 1):.0f} us/move), fake server "
+          f"{100 * (s1 - s0) / elapsed:.0f}% of core {SERVER_CORES}")
+
+
 # --- printing ----------------------------------------------------------------------------------
 def _bytes(stats: Stats) -> str:
     if not stats.wire_bytes:
@@ -698,8 +813,8 @@ def report(r: dict) -> None:
     print(f"      server CPU {r['cpu_ms']:6.2f} ms/move ({r['server_cpu_pct']:.0f}% of a core); "
           f"SQL round trips {r['sql']:5.2f}/move (web) + {r['worker_sql']:4.2f}/move (worker); "
           f"worker CPU {r['worker_cpu_ms']:5.2f} ms/move; load client CPU "
-          f"{r['client_cpu_pct']:.0f}% of core {CLIENT_CORE}, {r['client_cpu_ms']:.2f} ms/move "
-          f"(it could drive ~{1000 / max(r['client_cpu_ms'], 1e-3):,.0f} moves/s)")
+          f"{r['client_cpu_pct']:.0f}% of core {CLIENT_CORE} ({r['client_cpu_ms']:.2f} ms/move, "
+          f"fixed costs included; see --client-ceiling)")
     print(f"      {_bytes(s)}")
     print(f"      everything else on the machine (PostgreSQL, Redis, other users): "
           f"{r['others_pct']:.0f}% of one core on average over {os.cpu_count()} cores")
@@ -830,8 +945,9 @@ async def main_async(args, url, env, meter: Meter):
                     results.append(peer)
     if args.fanout or args.fanout_only:
         r = await fanout(url, meter, args.fanout_tables, args.fanout_seconds,
-                         args.fanout_interval, compression)
-        print(f"fanout: {args.fanout_tables} tables x 4 sockets (2 seats + 2 spectators), one "
+                         args.fanout_interval, compression, args.fanout_setup_seconds)
+        print(f"fanout: {r['tables']} of {args.fanout_tables} tables ready within "
+              f"{args.fanout_setup_seconds:g} s, x 4 sockets (2 seats + 2 spectators), one "
               f"move per table every ~{args.fanout_interval:g} s over the websocket; "
               f"set-up {r['setup_s']:.0f} s")
         report(r)
@@ -863,6 +979,8 @@ def main():
     parser.add_argument("--fanout-only", action="store_true")
     parser.add_argument("--fanout-tables", type=int, default=250)
     parser.add_argument("--fanout-seconds", type=float, default=20)
+    parser.add_argument("--fanout-setup-seconds", type=float, default=90,
+                        help="give up on the fanout tables not ready by then")
     parser.add_argument("--fanout-interval", type=float, default=2.0,
                         help="mean seconds between two moves at one table")
     parser.add_argument("--ws-compression", choices=["deflate", "none"], default="deflate",
@@ -872,7 +990,20 @@ def main():
     parser.add_argument("--trivial-clients", type=int, default=8)
     parser.add_argument("--bot-samples", type=int, default=200)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--client-ceiling", action="store_true",
+                        help="only measure how many moves/s the load client itself can drive "
+                             "(against a do-nothing websocket server; no database needed)")
+    parser.add_argument("--fake-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.fake_server:
+        fake_server(args.fake_server)
+        return
+    if args.client_ceiling:
+        os.sched_setaffinity(0, {CLIENT_CORE})
+        for n in args.tables:
+            asyncio.run(client_ceiling(n, min(args.seconds, 8),
+                                       None if args.ws_compression == "none" else "deflate"))
+        return
     if args.quick:
         args.seconds, args.tables, args.bot_samples = 4, [8], 30
     logdir = Path(tempfile.mkdtemp(prefix="stapel-bench-"))
