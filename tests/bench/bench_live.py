@@ -20,18 +20,26 @@ configuration (8 and 32 tables by default; websocket and HTTP) it prints
   receives: as they came off the wire (frame header + payload, compressed when
   permessage-deflate was negotiated, as browsers do) and as JSON (the decoded payload);
 - the load client's own CPU (a warning when it nears one core: then it, not the server, may
-  bound the figures).
+  bound the figures; ``--client-ceiling`` measures how many moves/s the client can drive
+  against a do-nothing websocket server, no database needed), and what everything else on
+  the machine used meanwhile (PostgreSQL, Redis, other users: the machine may be shared).
 
 The boardgame.io peer (``/work/shared/anchors/bgio/run.sh``, or ``$BGIO_ANCHOR``, used as it
 is: it installs boardgame.io from npm into a temp folder and pins its server to core 0 and its
 client to core 1) runs between the websocket and HTTP runs of each concurrency, and a final
 table sets both side by side with ratios. ``--fanout`` plays 250 two-seat tables, each also
 watched by two spectators (4 sockets per table), at a human pace (one move per table every
-``--fanout-interval`` s on average) and prints p99 from a move to every one of its 4 sockets.
+``--fanout-interval`` s on average) and prints p99 from a move to every one of its 4 sockets;
+the set-up is bounded (``--fanout-setup-seconds``: tables not ready by then are left out and
+the count is printed).
+
+The web process(es) and the worker each write their metrics to their own
+``PROMETHEUS_MULTIPROC_DIR`` (so ``/metrics`` sums every web worker). Code that sends SQL
+without Django's cursor must call ``config.metrics.sql_statements(n)`` to be counted.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/stapel REDIS_URL=redis://127.0.0.1:6379/15 \\
         .venv/bin/python tests/bench/bench_live.py [--seconds 15] [--tables 8 32] [--no-bgio]
-        [--fanout] [--no-extras] [--web-workers 1]
+        [--modes ws http] [--fanout] [--no-extras] [--web-workers 1] [--client-ceiling]
 
 Figures are printed, never asserted. Traffic goes to 127.0.0.1 only. PostgreSQL and Redis are
 the shared servers named by the URLs (the bench makes and drops ``<db>_bench`` and flushes
