@@ -23,6 +23,8 @@ import logging
 import math
 import time
 
+import redis  # noqa: F401 - imported whole before `limits` reads redis.__version__: several
+# first requests at once in a new process otherwise find it half-imported ("0.0.0") and fail
 from django.conf import settings
 from graphql import GraphQLError, OperationDefinitionNode, parse
 from graphql.error import GraphQLSyntaxError
