@@ -27,8 +27,9 @@ def view_for(table: Table, seat: int | None) -> dict | None:
         "seat": seat,
         "version": table.version,
         "data": engine.view(state, seat),
+        # Only an actor has legal actions: the others' lists are not worked out.
         "legal_actions": engine.legal_actions(state, seat) if seat is not None
-        and table.status == TableStatus.PLAYING else [],
+        and table.status == TableStatus.PLAYING and seat in engine.actors(state) else [],
         "deadline": table.deadline.isoformat() if table.deadline else None,
     }
 
