@@ -18,13 +18,13 @@ deployment's database and Redis database: two stacks on one Redis never hear eac
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import weakref
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+import orjson
 from django.conf import settings
 
 log = logging.getLogger("stapel.fanout")
@@ -46,7 +46,7 @@ def key(table_id: int, audience: str) -> str:
 
 
 def _encode(message: dict) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode()
+    return orjson.dumps(message)
 
 
 # --- publishing (from any thread) ----------------------------------------------------------
@@ -141,7 +141,7 @@ class _Hub:
             listeners = self.listeners.get(channel)
             if not listeners:
                 continue
-            data = json.loads(message["data"])
+            data = orjson.loads(message["data"])
             for listener in tuple(listeners):
                 listener(data)
 

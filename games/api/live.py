@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
+import orjson
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection
@@ -221,8 +222,7 @@ class Plan:
             return None
 
     def frame_data(self, result) -> str:
-        return json.dumps({self.response_key: project(result, self.projection)},
-                          separators=(",", ":"), ensure_ascii=False)
+        return orjson.dumps({self.response_key: project(result, self.projection)}).decode()
 
 
 def _schema():
