@@ -443,39 +443,54 @@ async def run_table_events(operation, plan: Plan, args: dict, player) -> bool:
     return True
 
 
-async def run_act(operation, plan: Plan, args: dict, player) -> bool:
-    """Serve a compiled ``act`` in one trip to the database thread."""
+async def act_payload(*, player, table_id, action, expected_version: int,
+                      idempotency_key: str | None):
+    """``act``'s answer (an ``ActPayload``) for an ``ActionInput``, the move made in one trip
+    to a database thread. Every transport's ``act`` comes here."""
+    from .actions import to_engine
+    from .schema import ActPayload
+
+    try:
+        result = await in_db_thread(
+            services.act, player=player, table_id=_id(table_id), action=to_engine(action),
+            expected_version=expected_version, idempotency_key=idempotency_key)
+    except DomainError as exc:
+        return ActPayload(errors=[UserError.of(exc)])
+    errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
+        "this idempotency key was used for another action: the answer is that action's"))
+    ] if result.key_reused else []
+    return ActPayload(version=result.version, seq=result.seq, replayed=result.replayed,
+                      errors=errors, _table_id=result.table_id, _player=player)
+
+
+async def compiled_act(plan: Plan, args: dict, player) -> str:
+    """A compiled ``act``: the frame data (``{"<key>": {...}}``) of its answer."""
     from strawberry.types.arguments import convert_argument
 
     from config.schema import schema
 
-    from .actions import ActionInput, to_engine
+    from .actions import ActionInput
 
-    action_input = convert_argument(args["action"], ActionInput,
-                                    schema.schema_converter.scalar_registry, schema.config)
-    try:
-        engine_action = to_engine(action_input)
-        result = await in_db_thread(
-            services.act, player=player, table_id=_id(args["tableId"]), action=engine_action,
-            expected_version=args["expectedVersion"],
-            idempotency_key=args.get("idempotencyKey"))
-    except DomainError as exc:
-        payload = _act_payload(errors=[UserError.of(exc)])
-    else:
-        errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
-            "this idempotency key was used for another action: the answer is that action's"))
-        ] if result.key_reused else []
-        payload = _act_payload(version=result.version, seq=result.seq,
-                               replayed=result.replayed, errors=errors)
-    await _send_next(operation, plan.frame_data(payload))
+    action = convert_argument(args["action"], ActionInput,
+                              schema.schema_converter.scalar_registry, schema.config)
+    payload = await act_payload(player=player, table_id=args["tableId"], action=action,
+                                expected_version=args["expectedVersion"],
+                                idempotency_key=args.get("idempotencyKey"))
+    return plan.frame_data(payload)
+
+
+async def run_act(operation, plan: Plan, args: dict, player) -> bool:
+    await _send_next(operation, await compiled_act(plan, args, player))
     await operation.send_operation_message({"id": operation.id, "type": "complete"})
     return True
 
 
-def _act_payload(**fields):
-    from .schema import ActPayload
-
-    return ActPayload(**fields)
+def http_act_plan(query, operation_name) -> Plan | None:
+    """The compiled plan of an ``act`` sent over HTTP, or None (strawberry runs it)."""
+    if not isinstance(query, str) or not settings.STAPEL_LIVE_FAST_PATH:
+        return None
+    plan = plan_for(query, operation_name)
+    return plan if plan is not None and plan.root == "act" else None
 
 
 async def run(handler, operation) -> bool:

@@ -26,7 +26,7 @@ from games.errors import GameError
 from games.models import Table
 
 from . import live
-from .actions import ActionInput, to_engine
+from .actions import ActionInput
 from .types import (
     GameInfo,
     GameView,
@@ -280,19 +280,11 @@ class Mutation:
                   expected_version: int, idempotency_key: str | None = None) -> ActPayload:
         try:
             player = require_viewer(info)
-            engine_action = to_engine(action)
-            # Each move is its own transaction, so moves of different tables need not queue
-            # behind each other on one thread (live.in_db_thread).
-            result = await live.in_db_thread(
-                services.act, player=player, table_id=_id(table_id), action=engine_action,
-                expected_version=expected_version, idempotency_key=idempotency_key)
         except DomainError as exc:
             return ActPayload(errors=[UserError.of(exc)])
-        errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
-            "this idempotency key was used for another action: the answer is that action's"))
-        ] if result.key_reused else []
-        return ActPayload(version=result.version, seq=result.seq, replayed=result.replayed,
-                          errors=errors, _table_id=result.table_id, _player=player)
+        return await live.act_payload(player=player, table_id=table_id, action=action,
+                                      expected_version=expected_version,
+                                      idempotency_key=idempotency_key)
 
 
 @strawberry.type
