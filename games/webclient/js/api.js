@@ -33,7 +33,11 @@ export async function gql(query, variables = {}) {
   if (t) headers.Authorization = `Bearer ${t}`;
   const response = await fetch('/graphql/', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
   let body;
-  try { body = await response.json(); } catch { throw new ApiError('http_' + response.status, response.statusText); }
+  try { body = await response.json(); } catch {
+    const wait = response.headers.get('Retry-After');
+    if (response.status === 429) throw new ApiError('rate_limited', response.statusText, wait != null ? Number(wait) : null);
+    throw new ApiError('http_' + response.status, response.statusText);
+  }
   if (body.errors && body.errors.length) {
     const ext = body.errors[0].extensions || {};
     if (ext.code === 'invalid_token') setToken(null);
