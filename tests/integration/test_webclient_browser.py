@@ -201,6 +201,12 @@ async def test_a_guest_plays_a_whole_kato_match_against_three_bots(
             clicks = await _play_to_the_end([page], artifacts_dir, "webclient-kato-1-mid.png",
                                             timeout=200)
             await page.screenshot(path=artifacts_dir / "webclient-kato-2-end.png", full_page=True)
+            # The language switch: the same page in German.
+            await page.select_option("#lang", "de")
+            await page.wait_for_selector("#status:has-text('beendet')")
+            await page.wait_for_selector("#winner:has-text('Gewonnen hat')")
+            await page.select_option("#lang", "en")
+            await page.wait_for_selector("#winner:has-text('Winner')")
             assert clicks > 3
             # Two rounds and the match as a table; the move list reads as sentences.
             assert await page.locator("table.results tbody tr").count() == 3
@@ -260,6 +266,17 @@ async def test_a_friend_joins_a_private_table_by_its_invite_link_and_both_play(
             await ada.fill("#chatform input", "Viel Glück!")
             await ada.click("#chatform button")
             await bob.wait_for_selector("#chatlog li:has-text('Viel Glück!') button.report")
+            # Bob reports the message; the prompt asks why.
+            bob.once("dialog", lambda dialog: dialog.accept("spam"))
+            await bob.click("#chatlog li:has-text('Viel Glück!') button.report")
+            await bob.wait_for_selector("#flash.info:has-text('moderators have your report')")
+            # Chatting too fast: the refusal says when to try again (CHAT_RATE 5 per 10 s).
+            for n in range(6):
+                await bob.fill("#chatform input", f"hallo {n}")
+                await bob.click("#chatform button")
+                await bob.wait_for_timeout(100)
+            await bob.wait_for_function(
+                "/try again in [0-9]+ s/.test(document.querySelector('#flash').textContent)")
             await ada.click("#start")
             await ada.wait_for_selector(".hand .card")
             await bob.wait_for_selector(".hand .card")

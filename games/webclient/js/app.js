@@ -261,7 +261,7 @@ async function tablePage(id) {
       }
     }
     const invite = tb.inviteCode && open ? `<p><label>${t('inviteLink')}: <input readonly id="invite" size="40" value="${location.origin}/join/${esc(tb.inviteCode)}"></label></p>` : '';
-    const rules = Object.entries(tb.options || {}).map(([k, val]) => `${esc(k)} ${esc(val)}`).join(' · ');
+    const rules = Object.entries(tb.options || {}).map(([k, val]) => `${esc(k.replace(/_/g, ' '))}: <b>${esc(val)}</b>`).join(' · ');
     $('#head').innerHTML = `<h2>${esc(gameName(tb.game))} <small>#${tb.id}</small> · <span id="status" data-status="${tb.status.toLowerCase()}">${t('st_' + tb.status.toLowerCase())}</span></h2>
       ${rules ? `<p class="muted rules">${t('houseRules')}: ${rules}</p>` : ''}
       ${seats.length ? `<ul class="seats">${seats.join('')}</ul>` : ''}${invite}
@@ -295,7 +295,7 @@ async function tablePage(id) {
     let html = resultsTable(table.game, rounds.length > 1 || !match ? rounds : [], match, table.seatCount, ctx);
     if (match && match.placings) {
       const winners = match.placings.map((/** @type {number} */ p, /** @type {number} */ s) => (p === 1 ? seatName(s) : null)).filter(Boolean);
-      html = `<p class="winner" id="winner">🏆 ${esc(t('winnerIs', { p: winners.join(', ') }))}</p>` + html;
+      html = `<p class="winner" id="winner">★ ${esc(t('winnerIs', { p: winners.join(', ') }))}</p>` + html;
     }
     box.innerHTML = html ? `<h2>${t('results')}</h2>${html}` : '';
   };
@@ -544,7 +544,7 @@ async function tablePage(id) {
     sessionStorage.setItem(seqKey(id), String(lastSeq));
     version = u.version;
     for (const e of u.events) {
-      if (e.type.startsWith('chat')) { chatLine(e); if (e.type !== 'chat') continue; }
+      if (e.type.startsWith('chat')) { chatLine(e); continue; }
       const li = document.createElement('li');
       li.textContent = describeEvent(e, ctx);
       li.dataset.type = e.type;

@@ -11,7 +11,7 @@ const COLOR_NAMES = ['red', 'yellow', 'green', 'blue'];
 /** Special ranks: [corner, large sign]; the name comes from i18n (`card_<rank>`). */
 const SPECIAL = {
   skip: ['⊘', '⊘'], reverse: ['⇄', '⇄'], draw2: ['+2', '+2'], wild: ['★', '★'], 'wild-draw4': ['+4', '+4'],
-  cone: ['▲', '▲'], joker: ['🃏', '★'], x: ['X', 'X'], draw: ['+3', '+3'], stop: ['■', 'STOP'],
+  cone: ['▲', '▲'], joker: ['★', '★'], x: ['X', 'X'], draw: ['+3', '+3'], stop: ['■', 'STOP'],
   'karma-give': ['K', '⇢'], 'karma-table': ['K', '▦'], 'karma-bottom': ['K', '⤒'], 'karma-five': ['K', '≤5'],
 };
 const FACE_RANK = { J: 'J', Q: 'Q', K: 'K', A: 'A' };

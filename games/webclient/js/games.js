@@ -117,7 +117,11 @@ export function describeEvent(e, ctx) {
     case 'bot_took_over': return t('ev_bot_took_over', args);
     case 'match_started': return t('ev_match_started');
     case 'table_created': return t('ev_table_created', { g: GAME_NAMES[get('game')] || get('game') });
-    case 'table_finished': return t('ev_table_finished');
+    case 'table_finished': {
+      const placings = get('placings') || [];
+      const order = placings.map((/** @type {number} */ p, /** @type {number} */ s) => [p, s]).sort((a, b) => a[0] - b[0]);
+      return t('ev_table_finished', { c: order.map(([p, s]) => `${p}. ${ctx.seatName(s)}`).join(', ') });
+    }
     case 'table_aborted': return t('ev_table_aborted');
     case 'chat': return get('hidden') ? t('ev_chat_hidden', args) : `${who}: “${get('text') ?? ''}”`;
     case 'chat_hidden': return t('ev_message_hidden');
@@ -328,6 +332,6 @@ export function resultsTable(game, rounds, match, seatCount, ctx) {
   const cell = (/** @type {any} */ r, /** @type {number} */ s) => `<td><span class="place">${t('placeShort', { n: r.placings[s] })}</span> · ${r.scores[s]}</td>`;
   const rows = rounds.map((r) => `<tr><th scope="row">${r.roundNumber}</th>${seats.map((s) => cell(r, s)).join('')}</tr>`).join('');
   const final = match ? `<tr class="final"><th scope="row">${t('matchResult')}</th>${seats.map((s) => cell(match, s)).join('')}</tr>` : '';
-  return `<table class="results"><caption>${t('results')} (${t('placeShort', { n: '' }).trim()} · ${scoreHeading(game)})</caption>
+  return `<table class="results"><caption>${t('place')} · ${scoreHeading(game)}</caption>
     <thead>${head}</thead><tbody>${rows}${final}</tbody></table>`;
 }
