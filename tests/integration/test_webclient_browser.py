@@ -93,8 +93,14 @@ class Browser:
         page.frames_received = []
         page.errors = []
         page.on("pageerror", lambda e: page.errors.append(str(e)))
-        page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: page.frames_received.append(
-            payload if isinstance(payload, str) else payload.decode())))
+        page.sockets_closed = []
+
+        def watch(ws):
+            ws.on("framereceived", lambda payload: page.frames_received.append(
+                payload if isinstance(payload, str) else payload.decode()))
+            ws.on("close", lambda ws: page.sockets_closed.append(ws.url))
+
+        page.on("websocket", watch)
         await page.goto(f"{url}/")
         await page.fill("input[name=name]", name)
         await page.click("button[type=submit]")
@@ -161,6 +167,8 @@ async def _play_to_the_end(pages, artifacts_dir, shot_name, timeout=150, shot_af
     """Click for every page until the match is over; one screenshot of the first page midway."""
     deadline = time.monotonic() + timeout
     clicks = 0
+    for page in pages:
+        page.sockets_closed.clear()
     while time.monotonic() < deadline:
         if await _status(pages[0]) in ("finished", "aborted"):
             break
@@ -174,6 +182,9 @@ async def _play_to_the_end(pages, artifacts_dir, shot_name, timeout=150, shot_af
         await pages[0].wait_for_timeout(60 if moved else 120)
     assert await _status(pages[0]) == "finished", f"the match did not end ({clicks} clicks)"
     await pages[0].wait_for_selector("#winner")
+    for page in pages:
+        # The server closes a socket that breaks the protocol (a repeated id: 4409): none did.
+        assert not page.sockets_closed, "a websocket was closed during the match"
     return clicks
 
 
@@ -207,6 +218,7 @@ async def test_a_guest_plays_a_whole_kato_match_against_three_bots(
             await page.wait_for_selector("#winner:has-text('Gewonnen hat')")
             await page.select_option("#lang", "en")
             await page.wait_for_selector("#winner:has-text('Winner')")
+            await page.wait_for_function("document.querySelectorAll('#moves li').length > 10")
             assert clicks > 3
             # Two rounds and the match as a table; the move list reads as sentences.
             assert await page.locator("table.results tbody tr").count() == 3
@@ -255,6 +267,7 @@ async def test_a_friend_joins_a_private_table_by_its_invite_link_and_both_play(
         ada = await b.person(live_server_url, "Ada")
         bob = await b.person(live_server_url, "Bob", viewport=PHONE)
         try:
+            await ada.screenshot(path=artifacts_dir / "webclient-lobby.png", full_page=True)
             await _create_table(ada, "kato", {"rounds": 1, "hand_size": 4}, seats=3, private=True)
             link = await ada.input_value("#invite")
             assert "/join/" in link

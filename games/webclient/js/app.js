@@ -313,7 +313,7 @@ async function tablePage(id) {
     const turnText = finished ? t('finished') : myTurn ? `<strong>${t('yourTurn')}</strong>` : who ? `${t('waitingFor')} ${esc(who)}` : '…';
     board.dataset.myTurn = String(myTurn);
     board.innerHTML = `<p class="turn${myTurn ? ' mine' : ''}" id="turn">${turnText}
-      ${deadline != null && !finished ? ` · <span class="clock">⏱ ${t('timeLeft', { s: deadline })}</span>` : ''}</p>
+      ${deadline != null && !finished ? ` · <span class="clock">${t('timeLeft', { s: deadline })}</span>` : ''}</p>
       <ul class="counts"></ul>`;
     const counts = $('#board .counts');
     for (let s = 0; s < v.handCounts.length; s++) {
@@ -506,6 +506,7 @@ async function tablePage(id) {
         break;
       } catch (x) {
         if (attempt === 2) sayError(x instanceof ApiError ? x : { code: 'network' });
+        else await new Promise((r) => setTimeout(r, 800 * (attempt + 1)));  // the socket reconnects meanwhile
       }
     }
     busy = false;
@@ -590,7 +591,7 @@ async function tablePage(id) {
     (err) => sayError(err && err[0] ? { code: err[0].extensions?.code, message: err[0].message, retryAfter: err[0].extensions?.retryAfter } : err)));
   const timer = setInterval(() => {
     const clock = main.querySelector('.clock');
-    if (clock && view && view.deadline) clock.textContent = '⏱ ' + t('timeLeft', { s: Math.max(0, Math.round((Date.parse(view.deadline) - Date.now()) / 1000)) });
+    if (clock && view && view.deadline) clock.textContent = '' + t('timeLeft', { s: Math.max(0, Math.round((Date.parse(view.deadline) - Date.now()) / 1000)) });
   }, 1000);
   cleanups.push(() => clearInterval(timer));
 }

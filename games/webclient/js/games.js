@@ -175,7 +175,7 @@ export function describeEvent(e, ctx) {
     case 'match_over': return t('ev_match_over');
     default: {
       if (['skipped', 'passed', 'accepted', 'reshuffled', 'stopped', 'hand_emptied', 'no_legal_action', 'inserted',
-        'turn', 'plays_again', 'table_play_required', 'receiver_required', 'back_in', 'face_up_chosen',
+        'turn', 'went_out', 'plays_again', 'table_play_required', 'receiver_required', 'back_in', 'face_up_chosen',
         'face_down_shuffled', 'draw_pile_empty', 'played_from'].includes(e.type)) return t('ev_' + e.type, args);
       // An event this client does not know yet: its type and fields, keys in a fixed order.
       const rest = Object.entries(d).filter(([k]) => k !== 'seat').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
