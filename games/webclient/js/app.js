@@ -156,7 +156,7 @@ async function createForm(form) {
 /** @param {OptionSpec} o */
 function optionField(o) {
   const name = `opt-${o.name}`;
-  const label = `<span title="${esc(o.description)}">${esc(o.name)}</span>`;
+  const label = `<span title="${esc(o.description)}">${esc(o.name.replace(/_/g, ' '))}</span>`;
   if (o.type === 'bool') return `<label class="opt"><input type="checkbox" name="${name}" ${o.default ? 'checked' : ''}> ${label}</label>`;
   if (o.type === 'choice') return `<label class="opt">${label} <select name="${name}">${(o.choices || []).map((c) => `<option ${c === o.default ? 'selected' : ''}>${esc(c)}</option>`).join('')}</select></label>`;
   const range = `${o.minimum != null ? `min="${o.minimum}"` : ''} ${o.maximum != null ? `max="${o.maximum}"` : ''}`;

@@ -117,7 +117,7 @@ const STRINGS = {
     suit_hearts: 'Herz', suit_diamonds: 'Karo', suit_clubs: 'Kreuz', suit_spades: 'Pik',
     rank_J: 'Bube', rank_Q: 'Dame', rank_K: 'König', rank_A: 'Ass',
     card_skip: 'Aussetzen', card_reverse: 'Richtungswechsel', card_draw2: 'Zieh zwei', card_wild: 'Farbwahl', 'card_wild-draw4': 'Farbwahl Zieh vier', card_cone: 'Hütchen',
-    'face_karma-give': 'Verschenken', 'face_karma-table': 'Tischkarte', 'face_karma-bottom': 'Unterste', 'face_karma-five': 'Bis fünf', face_x: 'beliebig', 'face_wild-draw4': 'Farbwahl +4',
+    'face_karma-give': 'Abgeben', 'face_karma-table': 'Tischkarte', 'face_karma-bottom': 'Unterste', 'face_karma-five': 'Bis fünf', face_x: 'beliebig', 'face_wild-draw4': 'Farbwahl +4',
     playCard: '{c} spielen',
     card_joker: 'Joker', card_x: 'X (beliebige Zahl)', card_draw: 'Nachziehkarte', card_stop: 'Stopp',
     'card_karma-give': 'Karma: Stapel verschenken', 'card_karma-table': 'Karma: Tischkarte', 'card_karma-bottom': 'Karma: unterste Karte', 'card_karma-five': 'Karma: fünf oder weniger',
