@@ -186,6 +186,14 @@ STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
 # table must never hold a request (and the executor thread it runs on) for long.
 STAPEL_TABLE_LOCK_TIMEOUT_MS = int(os.environ.get("TABLE_LOCK_TIMEOUT_MS", 2000) or 2000)
 
+# The live path (games/api/live.py): `tableEvents` and `act` documents are compiled once and
+# their results projected, instead of executing GraphQL per subscriber and per move. Off:
+# every operation runs through strawberry (the tests compare both).
+STAPEL_LIVE_FAST_PATH = env_bool("LIVE_FAST_PATH", default=True)
+# Pub/sub channel prefix of the live fan-out (games/fanout.py); default: named after this
+# deployment's database and Redis database, so two stacks on one Redis never cross.
+STAPEL_LIVE_PREFIX = os.environ.get("LIVE_PREFIX", "")
+
 GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
 GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))
 GRAPHQL_MAX_ALIASES = int(os.environ.get("GRAPHQL_MAX_ALIASES", 20))

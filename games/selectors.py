@@ -4,12 +4,31 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 
+from games.engine import GAMES
+
 from .errors import GameError
 from .models import ChatMessage, LogKind, Seat, Table, TableLogEntry, TableStatus, Visibility
 
 MAX_REPLAY = 500
 # Chat events whose text is looked up when the log is read (the log stores no chat text).
 CHAT_TEXT_EVENTS = ("chat", "chat_unhidden")
+
+
+def view_for(table: Table, seat: int | None) -> dict | None:
+    """What ``seat`` (None: a spectator) may see of the match now, with its legal actions."""
+    if table.state is None:
+        return None
+    engine = GAMES[table.game]
+    state = table.state
+    return {
+        "game": table.game,
+        "seat": seat,
+        "version": table.version,
+        "data": engine.view(state, seat),
+        "legal_actions": engine.legal_actions(state, seat) if seat is not None
+        and table.status == TableStatus.PLAYING else [],
+        "deadline": table.deadline.isoformat() if table.deadline else None,
+    }
 
 
 def table_get(table_id) -> Table:
