@@ -154,7 +154,8 @@ async def _step(page) -> bool:
     call = page.locator("#call[aria-pressed=false]")
     if await call.count():
         return await _click(call)
-    target = page.locator("#hand button.card:enabled, #hand button.slot:enabled")
+    target = page.locator("#hand button.card[aria-disabled=false], "
+                          "#hand button.slot[aria-disabled=false]")
     if await target.count():
         return await _click(target.first)
     action = page.locator("#actions button.action:enabled")
@@ -209,6 +210,16 @@ async def test_a_guest_plays_a_whole_kato_match_against_three_bots(
             await page.screenshot(path=artifacts_dir / "webclient-kato-0-seats.png", full_page=True)
             await page.click("#start")
             await page.wait_for_selector(".hand .card")
+            # The first move by keyboard alone: Tab to a playable card or an action, Enter.
+            await page.wait_for_selector("#board[data-my-turn=true]")
+            for _ in range(80):
+                await page.keyboard.press("Tab")
+                if await page.evaluate("""() => document.activeElement.matches(
+                        '#hand button.card[aria-disabled=false], #actions button.action')"""):
+                    break
+            await page.keyboard.press("Enter")
+            await page.wait_for_function("""() => [...document.querySelectorAll('#moves li')]
+                .some(li => /^Ada (plays|draws)/.test(li.textContent))""")
             clicks = await _play_to_the_end([page], artifacts_dir, "webclient-kato-1-mid.png",
                                             timeout=200)
             await page.screenshot(path=artifacts_dir / "webclient-kato-2-end.png", full_page=True)

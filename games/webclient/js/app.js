@@ -11,7 +11,7 @@
 import { gql, socket, token, setToken, firstError, ApiError } from './api.js';
 import { t, has, lang, setLang } from './i18n.js';
 import { cardElement, cardLabel, esc } from './cards.js';
-import { GAME_NAMES, targetsOf, actionLabel, actionClass, describeEvent, seatExtras, centre, resultsTable, callWord } from './games.js';
+import { GAME_NAMES, displayOrder, targetsOf, actionLabel, actionClass, describeEvent, seatExtras, centre, resultsTable, callWord } from './games.js';
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
 const flash = /** @type {HTMLElement} */ (document.getElementById('flash'));
@@ -300,7 +300,23 @@ async function tablePage(id) {
     box.innerHTML = html ? `<h2>${t('results')}</h2>${html}` : '';
   };
 
+  /** The focused control's selector, to focus its successor after a re-render (keyboard play). */
+  const focusedSelector = () => {
+    const el = /** @type {HTMLElement|null} */ (document.activeElement);
+    if (!el || !main.contains(el)) return null;
+    if (el.dataset.key) return `[data-key="${CSS.escape(el.dataset.key)}"]`;
+    if (el.dataset.action) return `[data-action="${CSS.escape(el.dataset.action)}"]`;
+    if (el.id) return '#' + CSS.escape(el.id);
+    return null;
+  };
+
   const renderView = () => {
+    const again = focusedSelector();
+    renderViewNow();
+    if (again) /** @type {HTMLElement|null} */ (main.querySelector(again))?.focus();
+  };
+
+  const renderViewNow = () => {
     const v = view;
     const board = $('#board');
     if (!v) { board.innerHTML = ''; $('#hand').innerHTML = ''; $('#actions').innerHTML = ''; return; }
@@ -367,11 +383,12 @@ async function tablePage(id) {
         const b = document.createElement('button');
         b.className = 'slot'; b.textContent = '↓'; b.dataset.key = 'slot:' + p;
         b.setAttribute('aria-label', t('act_insert', { p: p + 1 }));
-        b.disabled = !enabled('slot:' + p);
-        b.addEventListener('click', () => pick('slot:' + p));
+        b.setAttribute('aria-disabled', String(!enabled('slot:' + p)));
+        b.addEventListener('click', () => { if (b.getAttribute('aria-disabled') !== 'true') pick('slot:' + p); });
         row.append(b);
       };
-      v.hand.forEach((/** @type {string} */ code, /** @type {number} */ i) => {
+      for (const i of displayOrder(v.game, v.hand)) {
+        const code = v.hand[i];
         if (slots) slot(i);
         if (choosing) {
           const on = picks.includes(i);
@@ -382,7 +399,7 @@ async function tablePage(id) {
           if (on) el.classList.add('selected');
           row.append(el);
         } else row.append(cardButton(code, v.game === 'krass_kariert' ? 'hand:' + i : 'card:' + code));
-      });
+      }
       if (slots) slot(v.hand.length);
       hand.append(row);
       // Krass Kariert: own reserve cards and cards drawn that wait to be inserted.
@@ -416,8 +433,8 @@ async function tablePage(id) {
             : document.createElement('button');
           if (!known) {
             b.className = 'card back'; b.textContent = '?';
-            /** @type {HTMLButtonElement} */ (b).disabled = !enabled('down:' + p);
-            b.addEventListener('click', () => pick('down:' + p));
+            b.setAttribute('aria-disabled', String(!enabled('down:' + p)));
+            b.addEventListener('click', () => { if (b.getAttribute('aria-disabled') !== 'true') pick('down:' + p); });
           }
           b.dataset.key = 'down:' + p;
           b.setAttribute('aria-label', t('act_playBlind', { p: p + 1 }));

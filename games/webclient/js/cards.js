@@ -61,9 +61,11 @@ export function cardElement(code, opts = {}) {
   el.innerHTML = `<span class="corner" aria-hidden="true">${esc(corner)}</span><span class="face${face.length > 2 ? ' long' : ''}" aria-hidden="true">${esc(face)}</span>${name}`;
   if (opts.pressed != null) el.setAttribute('aria-pressed', String(opts.pressed));
   if (opts.onClick) {
-    const button = /** @type {HTMLButtonElement} */ (el);
-    button.disabled = !!opts.disabled;
-    button.addEventListener('click', opts.onClick);
+    // Not `disabled`: a card that cannot be played now keeps the keyboard focus (it would be
+    // lost at every update while others move); it says so and ignores clicks.
+    const onClick = opts.onClick;
+    el.setAttribute('aria-disabled', String(!!opts.disabled));
+    el.addEventListener('click', () => { if (el.getAttribute('aria-disabled') !== 'true') onClick(); });
   }
   return el;
 }

@@ -335,3 +335,33 @@ export function resultsTable(game, rounds, match, seatCount, ctx) {
   return `<table class="results"><caption>${t('place')} · ${scoreHeading(game)}</caption>
     <thead>${head}</thead><tbody>${rows}${final}</tbody></table>`;
 }
+
+const COLOR_ORDER = ['red', 'yellow', 'green', 'blue'];
+const SUIT_ORDER = ['clubs', 'spades', 'hearts', 'diamonds'];
+const RANK_ORDER = ['2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K', 'A'];
+
+/**
+ * The order in which a hand is shown: by colour or suit, then rank (only a display order; the
+ * keys stay the codes). Krass Kariert hands keep their dealt order, which is part of the game.
+ * @param {string} game @param {string[]} hand @returns {number[]} hand positions in display order
+ */
+export function displayOrder(game, hand) {
+  const positions = hand.map((_, i) => i);
+  if (game === 'krass_kariert') return positions;
+  /** @param {string} code @returns {[number, number, string]} */
+  const key = (code) => {
+    const i = code.indexOf('-');
+    const family = i < 0 ? code : code.slice(0, i);
+    const rank = i < 0 ? '' : code.slice(i + 1);
+    if (game === 'karma') return /^\d+$/.test(code) ? [0, Number(code), ''] : [1, 0, code];
+    const order = game === 'kato' ? COLOR_ORDER : SUIT_ORDER;
+    const f = order.indexOf(family);
+    if (f < 0) return [9, 0, code];
+    const r = game === 'kato' ? (/^\d+$/.test(rank) ? Number(rank) : 20) : RANK_ORDER.indexOf(rank);
+    return [f, r, code];
+  };
+  return positions.sort((a, b) => {
+    const x = key(hand[a]); const y = key(hand[b]);
+    return x[0] - y[0] || x[1] - y[1] || (x[2] < y[2] ? -1 : x[2] > y[2] ? 1 : 0) || a - b;
+  });
+}
