@@ -340,7 +340,7 @@ async function tablePage(id) {
       const name = seat ? seat.player.displayName : `${t('seat')} ${s + 1}`;
       li.innerHTML = `<div class="who"><b>${esc(name)}</b>${s === v.seat ? ` <span class="badge me">${t('you')}</span>` : ''}${seat && seat.isBot ? ` <span class="badge">${t('bot')}</span>` : ''}
         <span class="seatno">${t('seat')} ${s + 1}</span></div>
-        <div class="count"><span class="card back small" aria-hidden="true">${v.handCounts[s]}</span> ${v.handCounts[s]} ${t('cards')}</div>`;
+        <div class="count"><span class="card back small" aria-hidden="true">${v.handCounts[s]}</span> ${t(v.handCounts[s] === 1 ? 'oneCard' : 'nCards', { n: v.handCounts[s] })}</div>`;
       seatExtras(v, s, li);
       if (seat && !seat.isBot && s !== v.seat && table.mySeat !== undefined) {
         const r = document.createElement('button');
