@@ -87,9 +87,11 @@ class Browser:
     async def __aexit__(self, *exc):
         await self.browser.close()
 
-    async def person(self, url, name, viewport=DESKTOP, locale="en-GB"):
+    async def person(self, url, name, viewport=DESKTOP, locale="en-GB", setup=None):
         context = await self.browser.new_context(viewport=viewport, locale=locale)
         page = await context.new_page()
+        if setup is not None:
+            await setup(page)
         page.frames_received = []
         page.errors = []
         page.on("pageerror", lambda e: page.errors.append(str(e)))
@@ -377,3 +379,65 @@ async def test_a_tournament_page_follows_a_bot_tournament_to_its_standings(
             assert not page.errors
         except Exception as failure:
             raise AssertionError(await _failure(page, artifacts_dir, "tournament")) from failure
+
+
+async def test_a_stale_move_refreshes_the_table_without_a_word(
+        live_server_url, celery_worker_proc, artifacts_dir):
+    """The socket between page and server is routed: Ada's first move goes out with a version
+    one behind, as if someone had moved first. The server answers `stale_version`; the page
+    shows no error, reloads the table, and her next click plays."""
+    answers = []
+
+    async def route(page):
+        async def handler(ws):
+            server = ws.connect_to_server()
+            stale = {"sent": False}
+
+            def to_server(message):
+                frame = json.loads(message)
+                query = (frame.get("payload") or {}).get("query") or ""
+                if frame.get("type") == "subscribe" and "act(" in query and not stale["sent"]:
+                    stale["sent"] = True
+                    frame["payload"]["variables"]["v"] -= 1
+                    message = json.dumps(frame)
+                server.send(message)
+
+            def to_page(message):
+                if "stale_version" in message:
+                    answers.append(message)
+                ws.send(message)
+
+            ws.on_message(to_server)
+            server.on_message(to_page)
+
+        await page.route_web_socket("**/graphql/", handler)
+
+    async with _playwright().async_playwright() as pw, Browser(pw) as b:
+        page = await b.person(live_server_url, "Ada", setup=route)
+        table_reads = []
+        page.on("request", lambda r: table_reads.append(r.post_data) if (
+            r.method == "POST" and "roundResults" in (r.post_data or "")) else None)
+        try:
+            await _create_table(page, "kato", {"rounds": 1, "hand_size": 4}, seats=2)
+            await _add_bots(page, 1)
+            await page.click("#start")
+            await page.wait_for_selector("#board[data-my-turn=true]")
+            reads = len(table_reads)
+            for _ in range(50):  # a wild card takes two clicks (card, colour)
+                if answers:
+                    break
+                await _step(page)
+                await page.wait_for_timeout(100)
+            assert answers, "the server did not answer stale_version"
+            await page.wait_for_timeout(300)
+            assert len(table_reads) > reads, "the table was not read again"
+            assert await page.locator("#flash").is_hidden(), await page.text_content("#flash")
+            # The next click is sent with the version the page has now, and plays.
+            await page.wait_for_selector("#board[data-my-turn=true]")
+            while not await _step(page):
+                await page.wait_for_timeout(100)
+            await page.wait_for_function("""() => [...document.querySelectorAll('#moves li')]
+                .some(li => /^Ada (plays|draws)/.test(li.textContent))""")
+            assert await page.locator("#flash").is_hidden()
+        except Exception as failure:
+            raise AssertionError(await _failure(page, artifacts_dir, "stale")) from failure
