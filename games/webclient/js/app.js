@@ -326,7 +326,10 @@ async function tablePage(id) {
     const who = v.actors.map((/** @type {number} */ s) => seatName(s)).join(', ');
     const deadline = v.deadline ? Math.max(0, Math.round((Date.parse(v.deadline) - Date.now()) / 1000)) : null;
     const finished = table && table.status !== 'PLAYING' && table.status !== 'OPEN';
-    const turnText = finished ? t('finished') : myTurn ? `<strong>${t('yourTurn')}</strong>` : who ? `${t('waitingFor')} ${esc(who)}` : '…';
+    // A KaTO call window makes every seat an actor: only the seat whose turn it is has "its turn".
+    const onlyCatch = myTurn && legal.every((a) => a.catch);
+    const turnText = finished ? t('finished') : onlyCatch ? `<strong>${t('youMayCatch')}</strong>`
+      : myTurn ? `<strong>${t('yourTurn')}</strong>` : who ? `${t('waitingFor')} ${esc(who)}` : '…';
     board.dataset.myTurn = String(myTurn);
     board.innerHTML = `<p class="turn${myTurn ? ' mine' : ''}" id="turn">${turnText}
       ${deadline != null && !finished ? ` · <span class="clock">${t('timeLeft', { s: deadline })}</span>` : ''}</p>
@@ -491,7 +494,11 @@ async function tablePage(id) {
     }
     const free = legal.filter((a) => !targetsOf(v.game, a).length);
     for (const a of free) button(a, '');
-    if (free.length < legal.length) actions.insertAdjacentHTML('beforeend', `<p class="muted hint">${t('clickCard')}</p>`);
+    if (free.length < legal.length) {
+      const hint = legal.some((a) => a.give) ? 'clickCardGive' : legal.some((a) => a.insert) ? 'clickSlot'
+        : legal.some((a) => a.playBlind) && !legal.some((a) => a.play) ? 'clickFaceDown' : 'clickCard';
+      actions.insertAdjacentHTML('beforeend', `<p class="muted hint">${t(hint)}</p>`);
+    }
   };
 
   /** @param {any} player @param {string|null} messageId */

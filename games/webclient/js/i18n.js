@@ -73,7 +73,7 @@ const STRINGS = {
     err_stale_version: 'Someone moved first.', err_not_your_turn: 'It is not your turn.', err_illegal_action: 'That move is not allowed now.',
     err_table_full: 'Every seat is taken.', err_not_found: 'Not found.', err_muted: 'You are muted for now.', err_chat_not_allowed: 'Only the players at this table may chat here.',
     err_network: 'The connection was lost. Please try again.', err_invalid_token: 'Your session has ended: please sign in again.',
-    winnerIs: 'Winner: {p}', callHint: 'Adds the call to your next play (needed when it leaves you one card or none).', clickCard: 'Click a highlighted card to play it.',
+    winnerIs: 'Winner: {p}', callHint: 'Adds the call to your next play (needed when it leaves you one card or none).', clickCard: 'Click a highlighted card to play it.', clickCardGive: 'Click the card you give away.', clickSlot: 'Click the gap (↓) where the drawn card goes.', clickFaceDown: 'Click a face-down card to turn it over.', youMayCatch: 'Someone forgot the call: catch them!',
     err_bad_invite_code: 'That invite link is not valid.', err_invalid_input: 'Please check what you entered.',
   },
   de: {
@@ -146,7 +146,7 @@ const STRINGS = {
     err_stale_version: 'Jemand war schneller.', err_not_your_turn: 'Du bist nicht dran.', err_illegal_action: 'Dieser Zug ist gerade nicht erlaubt.',
     err_table_full: 'Alle Plätze sind besetzt.', err_not_found: 'Nicht gefunden.', err_muted: 'Du bist vorerst stummgeschaltet.', err_chat_not_allowed: 'Hier dürfen nur die Spieler dieses Tisches schreiben.',
     err_network: 'Die Verbindung ist abgebrochen. Bitte noch einmal versuchen.', err_invalid_token: 'Deine Sitzung ist abgelaufen: bitte neu anmelden.',
-    winnerIs: 'Gewonnen hat: {p}', callHint: 'Sagt beim nächsten Ausspielen an (nötig, wenn dir danach eine oder keine Karte bleibt).', clickCard: 'Klicke eine hervorgehobene Karte, um sie zu spielen.',
+    winnerIs: 'Gewonnen hat: {p}', callHint: 'Sagt beim nächsten Ausspielen an (nötig, wenn dir danach eine oder keine Karte bleibt).', clickCard: 'Klicke eine hervorgehobene Karte, um sie zu spielen.', clickCardGive: 'Klicke die Karte, die du abgibst.', clickSlot: 'Klicke die Lücke (↓), in die die gezogene Karte kommt.', clickFaceDown: 'Klicke eine verdeckte Karte, um sie aufzudecken.', youMayCatch: 'Jemand hat die Ansage vergessen: erwisch ihn!',
     err_bad_invite_code: 'Dieser Einladungslink ist ungültig.', err_invalid_input: 'Bitte prüfe deine Eingabe.',
   },
 };
