@@ -238,8 +238,15 @@ async function tablePage(id) {
   const loadTable = async () => {
     const data = await gql(`query($id: ID!) { table(id: $id) { ${TABLE_FIELDS} roundNumber result deadline options
       roundResults { roundNumber placings scores } ${VIEW_FRAGMENT} } }`, { id });
-    table = data.table;
-    if (!table) { say(t('notFound')); return; }
+    const fresh = data.table;
+    if (!fresh) { table = null; say(t('notFound')); return; }
+    if (table && fresh.lastSeq < lastSeq) {
+      // Updates that came over the socket while this read was under way are newer than it:
+      // keep their view, version and status (found by the Krass Kariert browser test, where a
+      // table read at a new deal came back after the deal's first moves and hid the turn).
+      fresh.view = view; fresh.version = version; fresh.status = table.status; fresh.lastSeq = lastSeq;
+    }
+    table = fresh;
     view = table.view; version = table.version;
     ctx.mySeat = table.mySeat;
     renderHead(); renderView(); renderResults();
