@@ -8,6 +8,7 @@ see. Screenshots go to test-artifacts/."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 
@@ -230,7 +231,7 @@ async def test_a_guest_plays_a_whole_kato_match_against_three_bots(
                     break
             await page.keyboard.press("Enter")
             await page.wait_for_function("""() => [...document.querySelectorAll('#moves li')]
-                .some(li => /^Ada (plays|draws)/.test(li.textContent))""")
+                .some(li => /^Ada (plays|draws|chooses)/.test(li.textContent))""")
             clicks = await _play_to_the_end([page], artifacts_dir, "webclient-kato-1-mid.png",
                                             timeout=200)
             await page.screenshot(path=artifacts_dir / "webclient-kato-2-end.png", full_page=True)
@@ -315,9 +316,10 @@ async def test_a_friend_joins_a_private_table_by_its_invite_link_and_both_play(
             for n in range(6):
                 await bob.fill("#chatform input", f"hallo {n}")
                 await bob.click("#chatform button")
-                await bob.wait_for_timeout(100)
-            await bob.wait_for_function(
-                "/try again in [0-9]+ s/.test(document.querySelector('#flash').textContent)")
+                await bob.wait_for_function("""() => document.querySelector('#chatform input').value === ''
+                    || /try again in [0-9]+ s/.test(document.querySelector('#flash').textContent)""")
+            assert re.search(r"try again in \d+ s", await bob.text_content("#flash"))
+            await bob.wait_for_selector("#chatlog li:has-text('hallo 4')")
             await ada.click("#start")
             await ada.wait_for_selector(".hand .card")
             await bob.wait_for_selector(".hand .card")
@@ -452,7 +454,7 @@ async def test_a_stale_move_refreshes_the_table_without_a_word(
             while not await _step(page):
                 await page.wait_for_timeout(100)
             await page.wait_for_function("""() => [...document.querySelectorAll('#moves li')]
-                .some(li => /^Ada (plays|draws)/.test(li.textContent))""")
+                .some(li => /^Ada (plays|draws|chooses)/.test(li.textContent))""")
             assert await page.locator("#flash").is_hidden()
         except Exception as failure:
             raise AssertionError(await _failure(page, artifacts_dir, "stale")) from failure

@@ -596,10 +596,12 @@ async function tablePage(id) {
   chatForm.addEventListener('submit', async (e) => {
     e.preventDefault();
     const input = /** @type {HTMLInputElement} */ (chatForm.querySelector('input'));
+    const sent = input.value;
     try {
-      const data = await gql(`mutation($id: ID!, $t: String!) { sendChatMessage(tableId: $id, text: $t) { message { id } errors { code message retryAfter } } }`, { id, t: input.value });
+      const data = await gql(`mutation($id: ID!, $t: String!) { sendChatMessage(tableId: $id, text: $t) { message { id } errors { code message retryAfter } } }`, { id, t: sent });
       const err = firstError(data.sendChatMessage.errors);
-      if (err) sayError(err); else { input.value = ''; say(''); }
+      if (err) sayError(err);
+      else { if (input.value === sent) input.value = ''; say(''); }  // keep what was typed meanwhile
     } catch (x) { sayError(x); }
   });
   // Resume after a reload: the move list comes from `events` up to the seq we saw, the rest from the subscription.
