@@ -577,8 +577,10 @@ async function tablePage(id) {
     version = u.version;
     for (const e of u.events) {
       if (e.type.startsWith('chat')) { chatLine(e); continue; }
+      const line = describeEvent(e, ctx);
+      if (!line) continue;
       const li = document.createElement('li');
-      li.textContent = describeEvent(e, ctx);
+      li.textContent = line;
       li.dataset.type = e.type;
       $('#moves').append(li);
       $('#moves').scrollTop = $('#moves').scrollHeight;

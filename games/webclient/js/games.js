@@ -171,12 +171,13 @@ export function describeEvent(e, ctx) {
     case 'took_reserve': return t('ev_took_reserve', { ...args, c: cardLabel(get('card') || '') });
     case 'placed_reserve': case 'inserted_card': return t('ev_inserted_card', { ...args, c: cardLabel(get('card') || ''), r: Number(get('position')) + 1 });
     case 'chip_lost': return t('ev_chip_lost', { ...args, n: get('chips') });
+    case 'played_from': return '';  // the hand positions of one's own play: nothing to read
     case 'round_over': return t('ev_round_over');
     case 'match_over': return t('ev_match_over');
     default: {
       if (['skipped', 'passed', 'accepted', 'reshuffled', 'stopped', 'hand_emptied', 'no_legal_action', 'inserted',
         'turn', 'went_out', 'plays_again', 'table_play_required', 'receiver_required', 'back_in', 'face_up_chosen',
-        'face_down_shuffled', 'draw_pile_empty', 'played_from'].includes(e.type)) return t('ev_' + e.type, args);
+        'face_down_shuffled', 'draw_pile_empty'].includes(e.type)) return t('ev_' + e.type, args);
       // An event this client does not know yet: its type and fields, keys in a fixed order.
       const rest = Object.entries(d).filter(([k]) => k !== 'seat').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([k, val]) => `${k}=${JSON.stringify(val)}`).join(' ');
