@@ -393,6 +393,10 @@ async def test_a_tournament_page_follows_a_bot_tournament_to_its_standings(
             assert (await rows.first.locator("td").first.text_content()).strip() == "1"
             assert await page.locator("ul.rounds li").count() == 2
             await page.screenshot(path=artifacts_dir / "webclient-tournament.png", full_page=True)
+            # The rated tournament's players are on the KaTO leaderboard.
+            await page.click("header a[href='/leaderboard']")
+            await page.wait_for_selector("table.results tbody tr")
+            assert await page.locator("table.results tbody tr").count() >= 8
             assert not page.errors
         except Exception as failure:
             raise AssertionError(await _failure(page, artifacts_dir, "tournament")) from failure
