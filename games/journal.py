@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 
+import orjson
 from django.conf import settings
 from django.db import transaction
 from django.dispatch import Signal
@@ -54,7 +55,7 @@ def record(table: Table, *, kind: str, events: list[dict], seat: int | None = No
     columns of the table row this change set. ``lobby``: public tables tell the lobby.
     ``extra_events``: a function of the entry's events for publishing only (chat text,
     which the stored log never holds)."""
-    assert transaction.get_connection().in_atomic_block, "record() runs inside the change's transaction"
+    assert transaction.get_connection().in_atomic_block, "record() runs in its change's transaction"
     table.last_seq += 1
     entry = TableLogEntry.objects.create(
         table=table, seq=table.last_seq, kind=kind, seat=seat, player=player, action=action,
@@ -71,6 +72,58 @@ def record(table: Table, *, kind: str, events: list[dict], seat: int | None = No
         extra_events(entry)
     _on_commit(table, entry, seats, lobby=lobby, tasks=tasks)
     return entry
+
+
+_MOVE_SQL = """
+WITH moved AS (
+  UPDATE games_table
+     SET state = %s::jsonb, version = %s, last_seq = last_seq + 1, deadline = %s,
+         changed_at = %s
+   WHERE id = %s AND version = %s
+  RETURNING last_seq)
+INSERT INTO games_tablelogentry
+       (table_id, seq, kind, seat, player_id, action, idempotency_key, events, version, status,
+        created_at)
+SELECT %s, moved.last_seq, %s, %s, %s, %s::jsonb, %s, %s::jsonb, %s, %s, %s FROM moved
+RETURNING seq
+"""
+
+
+def record_move(table: Table, *, expected_version: int, kind: str, events: list[dict],
+                seat: int, player=None, action: dict | None = None, key: str | None = None,
+                seats: dict[int, Seat]) -> TableLogEntry | None:
+    """``record`` for a move on PostgreSQL outside a transaction, in one statement: the
+    version-checked update of the table row and the log entry, committed together (a single
+    statement is its own transaction), then published and queued at once. ``table`` holds the
+    new state and version, read without a lock (``selectors.move_snapshot``). None, with
+    nothing written, where the table moved on since it was read (the caller judges again
+    under the lock) or the idempotency key was taken meanwhile."""
+    from django.db import IntegrityError, connection
+
+    tasks = _follow_ups(table, seats)
+    now = timezone.now()
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(_MOVE_SQL, [
+                _json(table.state), table.version, table.deadline, now, table.pk,
+                expected_version, table.pk, kind, seat, getattr(player, "pk", None),
+                _json(action), key, _json(events), table.version, table.status, now])
+            row = cursor.fetchone()
+    except IntegrityError:
+        return None  # the same key from a concurrent request: the locked path replays it
+    if row is None:
+        return None
+    table.last_seq = row[0]
+    table.changed_at = now
+    entry = TableLogEntry(table_id=table.pk, seq=row[0], kind=kind, seat=seat, player=player,
+                          action=action, idempotency_key=key, events=events,
+                          version=table.version, status=table.status, created_at=now)
+    _on_commit(table, entry, seats, lobby=False, tasks=tasks)  # committed: runs at once
+    return entry
+
+
+def _json(value) -> str:
+    return orjson.dumps(value).decode()
 
 
 def _follow_ups(table: Table, seats: dict[int, Seat]) -> list[tuple[str, int, int, float]]:

@@ -69,8 +69,7 @@ def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None
         table_id = int(table_id)
     except (ValueError, TypeError):
         raise GameError("not_found", "no such table", field="tableId") from None
-    _bound_lock_wait()
-    try:
+    try:  # waits at most TABLE_LOCK_TIMEOUT_MS (the connection's lock_timeout)
         table = Table.objects.select_for_update().get(pk=table_id)
     except Table.DoesNotExist:
         raise GameError("not_found", "no such table", field="tableId") from None
@@ -81,15 +80,6 @@ def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None
     if viewer is not None and not selectors.may_see(table, viewer, invite_code):
         raise GameError("not_found", "no such table", field="tableId")
     return table
-
-
-def _bound_lock_wait() -> None:
-    """On PostgreSQL, the row lock that follows waits at most TABLE_LOCK_TIMEOUT_MS (this
-    transaction only), so a table held by a stuck transaction answers ``busy`` instead of
-    holding the request and its executor thread for as long as the holder lives."""
-    if connection.vendor == "postgresql" and connection.in_atomic_block:
-        with connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL lock_timeout = {int(settings.STAPEL_TABLE_LOCK_TIMEOUT_MS)}")
 
 
 def bot_player(level: str) -> Player:
@@ -361,6 +351,11 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
                         f"idempotency keys are 1 to {MAX_KEY_LENGTH} characters",
                         field="idempotencyKey")
     key = f"{player.pk}:{idempotency_key}" if idempotency_key else None
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        result = _act_at_once(player=player, table_id=table_id, action=action,
+                              expected_version=expected_version, key=key)
+        if result is not None:
+            return result
     with transaction.atomic():
         table = _lock(table_id, viewer=player)
         if key is not None:
@@ -391,6 +386,55 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
         return ActResult(table.pk, table.version, entry.seq)
 
 
+def _act_at_once(*, player: Player, table_id, action: dict, expected_version: int,
+                 key: str | None) -> ActResult | None:
+    """The common move in two round trips (PostgreSQL): one read of the table, its seats and
+    any earlier use of the key, and one statement that writes the move if the version is
+    still the one read. None whenever the locked path must judge: anything unusual (not
+    seated, not playing, stale, a seat to take back from a bot, a race) is answered there,
+    with the same codes as always."""
+    try:
+        table_id = int(table_id)
+    except (TypeError, ValueError):
+        return None
+    try:
+        snapshot = selectors.move_snapshot(table_id, key)
+    except OperationalError as exc:
+        if type(exc.__cause__).__name__ not in ("LockNotAvailable", "QueryCanceled"):
+            raise
+        raise GameError("busy", "the table is busy; try again in a moment") from None
+    if snapshot is None:
+        return None
+    table, seats, prior = snapshot
+    if prior is not None:
+        return ActResult(table.pk, prior["version"], prior["seq"], replayed=True,
+                         key_reused=prior["action"] != action)
+    seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
+                 and s.left_at is None), None)
+    if (seat is None or table.status != TableStatus.PLAYING or table.version != expected_version
+            or seat.taken_over_by_bot or seat.missed_turns):
+        return None
+    engine = GAMES[table.game]
+    try:
+        state, events = engine.apply(table.state, seat.position, action)
+    except IllegalAction as exc:
+        raise GameError(exc.code, exc.message, field="action") from None
+    table.state = state
+    table.version += 1
+    try:
+        entry = journal.record_move(table, expected_version=expected_version,
+                                    kind=LogKind.ACTION, events=events, seat=seat.position,
+                                    player=player, action=action, key=key, seats=seats)
+    except OperationalError as exc:
+        if type(exc.__cause__).__name__ not in ("LockNotAvailable", "QueryCanceled"):
+            raise
+        raise GameError("busy", "the table is busy; try again in a moment") from None
+    if entry is None:
+        return None
+    metrics.move_applied_on_commit(table.game, LogKind.ACTION)
+    return ActResult(table.pk, table.version, entry.seq)
+
+
 def _apply(table: Table, position: int, action, *, kind: str, player: Player | None = None,
            key: str | None = None, seats: dict[int, Seat] | None = None) -> TableLogEntry:
     engine = GAMES[table.game]
@@ -410,7 +454,6 @@ def _apply(table: Table, position: int, action, *, kind: str, player: Player | N
 
 def _locked_at(table_id: int, expected_version: int) -> Table | None:
     # A lock timeout raises OperationalError here: the task retries with backoff.
-    _bound_lock_wait()
     table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None or table.status != TableStatus.PLAYING or table.version != expected_version:
         return None  # the world has moved on: nothing to do

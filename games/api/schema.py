@@ -281,10 +281,10 @@ class Mutation:
         try:
             player = require_viewer(info)
             engine_action = to_engine(action)
-            # Not thread-sensitive: each move is its own transaction, so moves of different
-            # tables need not queue behind each other on one thread.
-            result = await database_sync_to_async(services.act, thread_sensitive=False)(
-                player=player, table_id=_id(table_id), action=engine_action,
+            # Each move is its own transaction, so moves of different tables need not queue
+            # behind each other on one thread (live.in_db_thread).
+            result = await live.in_db_thread(
+                services.act, player=player, table_id=_id(table_id), action=engine_action,
                 expected_version=expected_version, idempotency_key=idempotency_key)
         except DomainError as exc:
             return ActPayload(errors=[UserError.of(exc)])
