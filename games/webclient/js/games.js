@@ -275,7 +275,7 @@ export function centre(v, ctx) {
     if (v.lastRoll) fact(t('lastRoll', { p: ctx.seatName(v.lastRoll.seat), r: v.lastRoll.face, e: t('die_' + v.lastRoll.face) }));
     if (v.toGiveCount > 0 && v.turn != null) fact(t('toGive', { p: ctx.seatName(v.turn), n: v.toGiveCount }), 'warn');
     if (v.drawnCard && v.seat === v.turn) fact(t('youDrew', { c: cardLabel(v.drawnCard) }), 'warn');
-    if (v.peeked && v.peeked.hand) { fact(t('shownHand', { p: ctx.seatName(v.peeked.seat) })); facts.lastElementChild?.append(miniCards(v.peeked.hand)); }
+    if (v.peeked && v.peeked.hand) { fact(t('peekedHand', { p: ctx.seatName(v.peeked.seat) })); facts.lastElementChild?.append(miniCards(v.peeked.hand)); }
   } else if (v.game === 'karma') {
     deck(v.drawCount);
     const pile = v.pile || [];
