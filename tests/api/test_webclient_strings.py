@@ -14,7 +14,7 @@ SERVICE_EVENTS = {"table_created", "seat_taken", "seat_left", "bot_took_over", "
 
 
 def _keys(block: str) -> set[str]:
-    return set(re.findall(r"(?:^|[\s,{])'?([\w-]+)'?:\s*'", block))
+    return set(re.findall(r"(?:^|[\s,{])'?([\w-]+)'?: +'", block))
 
 
 def test_german_and_english_have_the_same_strings():
