@@ -14,14 +14,16 @@ django_app = get_asgi_application()
 from games.scheduling import beat_start  # noqa: E402
 
 from .graphql import GraphQLWebsocketConsumer, RefuseWebsocket  # noqa: E402
+from .logs import RequestLog  # noqa: E402
 
 beat_start()  # the embedded default's periodic schedule; a no-op with a broker
 
-application = ProtocolTypeRouter({
+# One log line per request and websocket session, with its request id (config/logs.py).
+application = RequestLog(ProtocolTypeRouter({
     # The admin's CSS and JS: served by the ASGI app itself (a proxy may take it over).
     # WhiteNoise's middleware is sync-only and would put two thread hops on every request.
     "http": ASGIStaticFilesHandler(django_app),
     # Any other path (/admin/...) refuses the upgrade with a 403 instead of a routing error.
     "websocket": URLRouter([re_path(r"^graphql/?$", GraphQLWebsocketConsumer.as_asgi()),
                             re_path(r"", RefuseWebsocket.as_asgi())]),
-})
+}))

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from config import logs
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -203,23 +205,12 @@ GUEST_TOKEN_IDLE_DAYS = int(os.environ.get("GUEST_TOKEN_IDLE_DAYS", 30) or 0)
 WS_ALLOWED_ORIGINS = env_list("WS_ALLOWED_ORIGINS")  # empty: any origin (tokens, not cookies)
 WS_MAX_SUBSCRIPTIONS = int(os.environ.get("WS_MAX_SUBSCRIPTIONS", 20))
 
+# Logs (config/logs.py): one JSON object per line on stderr, with the request id of the
+# request, websocket session or task that wrote it; LOG_FORMAT=console for people.
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
-    },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {
-        "django.db.backends": {"level": "WARNING"},
-        # The access logs of the ASGI servers would print query strings; tokens never go
-        # there (headers and connection_init only), but keep them terse anyway.
-        "uvicorn.access": {"level": "WARNING"},
-        "daphne.access": {"level": "WARNING"},
-    },
-}
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
+LOGGING_CONFIG = "config.logs.configure"
+LOGGING = logs.logging_settings(LOG_LEVEL, LOG_FORMAT)
 
 if not DEBUG and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
     SECURE_CONTENT_TYPE_NOSNIFF = True
