@@ -38,7 +38,7 @@ from accounts.models import ApiToken
 from accounts.realtime import TOKEN_CLOSE_TYPE, token_group
 from games.realtime import PLAYER_CLOSE_TYPE, player_group
 
-from . import metrics, ratelimit
+from . import ide, metrics, ratelimit
 from .schema import schema
 from .validation import BadRequest, decode_body, decode_request
 from .ws_protocol import CheckedTransportWSHandler
@@ -127,6 +127,9 @@ class GraphQLView(AsyncGraphQLView):
     def decode_json(self, data):
         return decode_request(data)
 
+    async def render_graphql_ide(self, request):
+        return ide.page(request)  # GraphiQL with DEBUG, else where the API and docs are
+
     def _get_stream_transport(self, protocol):
         return None  # no multipart or SSE subscriptions over HTTP: see execute_single
 
@@ -149,8 +152,7 @@ class GraphQLView(AsyncGraphQLView):
                                                                  "errors": [error]})
 
 
-graphql_view = csrf_exempt(GraphQLView.as_view(
-    schema=schema, graphql_ide="graphiql" if settings.DEBUG else None))
+graphql_view = csrf_exempt(GraphQLView.as_view(schema=schema, graphql_ide="graphiql"))
 
 
 class RefuseWebsocket(AsyncWebsocketConsumer):

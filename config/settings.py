@@ -82,7 +82,7 @@ WSGI_APPLICATION = None
 
 TEMPLATES = [{
     "BACKEND": "django.template.backends.django.DjangoTemplates",
-    "DIRS": [],
+    "DIRS": [BASE_DIR / "config" / "templates"],  # graphql/graphiql.html (config/ide.py)
     "APP_DIRS": True,
     "OPTIONS": {"context_processors": [
         "django.template.context_processors.request",
@@ -130,7 +130,9 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 # The reference web client (games/webclient/) is served as plain static files under
 # /static/webclient/; its page at / comes from config/urls.py.
-STATICFILES_DIRS = [("webclient", BASE_DIR / "games" / "webclient")]
+STATICFILES_DIRS = [("webclient", BASE_DIR / "games" / "webclient"),
+                    # GraphiQL's scripts and styles, served by us (config/graphiql/VENDORED.md)
+                    ("graphiql", BASE_DIR / "config" / "graphiql")]
 # The admin's CSS and JS are served by the ASGI app from the apps' static folders (see
 # config/asgi.py); a proxy in front may serve `collectstatic`'s STATIC_ROOT instead.
 
@@ -188,6 +190,9 @@ STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
 # table must never hold a request (and the executor thread it runs on) for long.
 STAPEL_TABLE_LOCK_TIMEOUT_MS = int(os.environ.get("TABLE_LOCK_TIMEOUT_MS", 2000) or 2000)
 
+# Where `GET /graphql/` (DEBUG off) sends people for the API's docs; empty: the docs in the
+# source (docs/api.md).
+API_DOCS_URL = os.environ.get("API_DOCS_URL", "")
 GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
 GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))
 GRAPHQL_MAX_ALIASES = int(os.environ.get("GRAPHQL_MAX_ALIASES", 20))
