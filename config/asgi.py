@@ -9,12 +9,13 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 from django.core.asgi import get_asgi_application  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-django_app = get_asgi_application()
+django_app = get_asgi_application()  # the site: admin, web client, health, metrics
 
 from games.scheduling import beat_start  # noqa: E402
 
 from .graphql import GraphQLWebsocketConsumer, RefuseWebsocket  # noqa: E402
 from .logs import RequestLog  # noqa: E402
+from .middleware import ApiHandler, split_by_path  # noqa: E402
 
 beat_start()  # the embedded default's periodic schedule; a no-op with a broker
 
@@ -22,7 +23,8 @@ beat_start()  # the embedded default's periodic schedule; a no-op with a broker
 application = RequestLog(ProtocolTypeRouter({
     # The admin's CSS and JS: served by the ASGI app itself (a proxy may take it over).
     # WhiteNoise's middleware is sync-only and would put two thread hops on every request.
-    "http": ASGIStaticFilesHandler(django_app),
+    # /graphql/ goes to a Django handler without the admin's middleware (config/middleware.py).
+    "http": ASGIStaticFilesHandler(split_by_path(ApiHandler(), django_app)),
     # Any other path (/admin/...) refuses the upgrade with a 403 instead of a routing error.
     "websocket": URLRouter([re_path(r"^graphql/?$", GraphQLWebsocketConsumer.as_asgi()),
                             re_path(r"", RefuseWebsocket.as_asgi())]),

@@ -66,15 +66,18 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
-    # The rest serve the admin; /graphql/ passes them by (see config/middleware.py).
-    "config.middleware.SecurityMiddleware",
-    "config.middleware.SessionMiddleware",
-    "config.middleware.CommonMiddleware",
-    "config.middleware.CsrfViewMiddleware",
-    "config.middleware.AuthenticationMiddleware",
-    "config.middleware.MessageMiddleware",
-    "config.middleware.XFrameOptionsMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+# /graphql/ is served by a handler of its own with only these (config/middleware.py): the
+# ones above are sync-only and would put thread hops on every API request; the API takes
+# bearer tokens, so it needs no session, CSRF or auth middleware.
+API_MIDDLEWARE = ["corsheaders.middleware.CorsMiddleware"]
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
@@ -217,10 +220,21 @@ LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
 LOGGING_CONFIG = "config.logs.configure"
 LOGGING = logs.logging_settings(LOG_LEVEL, LOG_FORMAT)
 
-if not DEBUG and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
-    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
+# TLS. Set HTTPS=true when people reach Stapel over https (usually a proxy terminates TLS and
+# says so in X-Forwarded-Proto, which is then trusted): cookies become Secure, plain http is
+# redirected (not /health/ and /metrics, which probes ask directly) and HSTS is sent for
+# HSTS_SECONDS (start small). Without it nothing claims TLS: a Secure cookie over plain http
+# is never sent back, and the admin login would fail with a CSRF error.
+HTTPS = env_bool("HTTPS", default=False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=HTTPS)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_REDIRECT_EXEMPT = [r"^health/", r"^metrics$"]
+    SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS", 3600) or 0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", default=False)
+    SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", default=False)
 
 # With tasks in-process (the embedded default) the web process does beat's work as well
 # (games/scheduling.py); with a broker, run exactly one `celery beat`.
