@@ -136,8 +136,10 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [("webclient", BASE_DIR / "games" / "webclient"),
                     # GraphiQL's scripts and styles, served by us (config/graphiql/VENDORED.md)
                     ("graphiql", BASE_DIR / "config" / "graphiql")]
-# The admin's CSS and JS are served by the ASGI app from the apps' static folders (see
-# config/asgi.py); a proxy in front may serve `collectstatic`'s STATIC_ROOT instead.
+# Static files are served by the ASGI app from the apps' static folders with Cache-Control
+# for STATIC_MAX_AGE seconds (config/middleware.py); behind the shipped nginx the proxy serves
+# `collectstatic`'s STATIC_ROOT itself (deploy/).
+STATIC_MAX_AGE = int(os.environ.get("STATIC_MAX_AGE", 0 if DEBUG else 3600) or 0)
 
 # GraphQL requests are small; anything bigger is refused before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024))
@@ -245,6 +247,17 @@ CELERY_BEAT_SCHEDULE = {
     "tournaments-tick": {"task": "tournaments.tick",
                          "schedule": env_float("TOURNAMENT_TICK_SECONDS", 5.0)},
 }
+# With Redis, beat keeps its schedule in Redis (RedBeat), not in a celerybeat-schedule file,
+# and holds a lock there while it runs: a second `celery beat` waits on the lock instead of
+# sending every task twice, and takes over within REDBEAT_LOCK_TIMEOUT seconds when the first
+# dies. So one beat runs at a time however many are started (two give failover).
+if REDIS_URL:
+    CELERY_BEAT_SCHEDULER = "redbeat.RedBeatScheduler"
+    CELERY_REDBEAT_REDIS_URL = REDIS_URL
+    CELERY_REDBEAT_KEY_PREFIX = os.environ.get("REDBEAT_KEY_PREFIX", "stapel:redbeat:")
+    CELERY_REDBEAT_LOCK_TIMEOUT = int(os.environ.get("REDBEAT_LOCK_TIMEOUT", 30) or 30)
+    # Beat wakes at least this often (and renews its lock each time).
+    CELERY_BEAT_MAX_LOOP_INTERVAL = 5
 
 # Table chat: at most N messages per player every S seconds ("N/S").
 _chat_rate = os.environ.get("CHAT_RATE", "5/10").split("/")

@@ -58,3 +58,17 @@ async def test_the_api_passes_the_admin_middleware_by_and_the_admin_has_it():
     assert api.status_code == 200 and api.json()["data"]["games"]
     assert "X-Frame-Options" not in api.headers and "csrftoken" not in api.cookies
     assert "Set-Cookie" not in api.headers
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_static_files_come_with_cache_headers_and_revalidate():
+    from config.asgi import application
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=application),
+                                 base_url="http://testserver") as client:
+        first = await client.get("/static/admin/css/base.css")
+        again = await client.get("/static/admin/css/base.css", headers={
+            "If-Modified-Since": first.headers["Last-Modified"]})
+    assert first.status_code == 200
+    assert first.headers["Cache-Control"] == "public, max-age=3600"
+    assert again.status_code == 304
