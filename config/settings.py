@@ -50,7 +50,6 @@ CORS_URLS_REGEX = r"^/graphql/?$"
 CORS_ALLOW_HEADERS = ("accept", "authorization", "content-type", "x-request-id")
 
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
