@@ -52,7 +52,8 @@ access_log = structlog.get_logger("stapel.access")
 # --- redaction -------------------------------------------------------------------------------
 REDACTED = "[redacted]"
 _SECRET_KEY = re.compile(r"password|passwd|secret|authorization|cookie|token$|^token|"
-                         r"^(hand|hands|cards|hidden|invite_code|signature)$", re.IGNORECASE)
+                         r"^(hand|hands|cards|deck|draw_pile|hidden|game_state|invite_code|signature)$",
+                         re.IGNORECASE)
 _SECRET_TEXT = (
     (re.compile(r"stp_[A-Za-z0-9_\-]+"), "stp_" + REDACTED),  # our API tokens
     (re.compile(r"(?i)\b(bearer)\s+[^\s\"',;]+"), r"\1 " + REDACTED),

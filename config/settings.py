@@ -48,6 +48,8 @@ CORS_ALLOW_ALL_ORIGINS = env_bool("CORS_ALLOW_ALL_ORIGINS", default=False)
 # credentials and CSRF does not apply to /graphql/ (see config/urls.py).
 CORS_URLS_REGEX = r"^/graphql/?$"
 CORS_ALLOW_HEADERS = ("accept", "authorization", "content-type", "x-request-id")
+# Readable by a frontend's script: the request id to quote in a bug report, and when to retry.
+CORS_EXPOSE_HEADERS = ("x-request-id", "retry-after", "ratelimit", "ratelimit-policy")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

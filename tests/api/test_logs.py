@@ -133,3 +133,12 @@ def test_redaction_covers_fields_text_and_tracebacks(log_lines):
     dealt, header, failed = log_lines()
     assert dealt["payload"] == {"password": "[redacted]", "seat": 1}
     assert "Traceback" in failed["exception"] and failed["level"] == "error"
+
+
+async def test_a_frontend_on_another_origin_may_read_the_request_id(asgi, settings):
+    settings.CORS_ALLOWED_ORIGINS = ["https://cards.example.org"]
+    response = await asgi.post("/graphql/", json={"query": "{ games { id } }"}, headers={
+        "Origin": "https://cards.example.org", "X-Request-ID": "from-the-frontend"})
+    assert response.headers["X-Request-ID"] == "from-the-frontend"
+    exposed = response.headers["Access-Control-Expose-Headers"].lower()
+    assert "x-request-id" in exposed and "retry-after" in exposed
