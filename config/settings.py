@@ -131,7 +131,7 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")  # collectstatic
 # The reference web client (games/webclient/) is served as plain static files under
 # /static/webclient/; its page at / comes from config/urls.py.
 STATICFILES_DIRS = [("webclient", BASE_DIR / "games" / "webclient"),
