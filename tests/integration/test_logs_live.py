@@ -12,6 +12,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import websockets
+from channels.db import database_sync_to_async
+
+from games.models import Table
 
 from .play import ADD_BOT, CREATE, START, new_guest
 
@@ -31,6 +34,16 @@ async def _wait_for(path: Path, match, timeout: float = 30) -> list[dict]:
             return found
         await asyncio.sleep(0.2)
     raise AssertionError(f"no matching line in {path.name}")
+
+
+async def _finished(table_id: str, timeout: float = 120) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        table = await database_sync_to_async(Table.objects.get)(pk=table_id)
+        if table.status == "finished":
+            return
+        await asyncio.sleep(0.3)
+    raise AssertionError(f"the bots' match at table {table_id} did not finish")
 
 
 async def test_the_request_id_reaches_the_bot_tasks_the_request_set_off(
@@ -75,6 +88,7 @@ async def test_the_request_id_reaches_the_bot_tasks_the_request_set_off(
     assert session == {**session, "event": "websocket", "accepted": True, "close_code": 1000,
                        "frames_in": 1, "path": "/graphql/"}
     await http.close()
+    await _finished(table_id)  # the bots' match ends before the test's data is flushed
 
     for path in (server_log, worker_log):
         assert http.token not in path.read_text()
