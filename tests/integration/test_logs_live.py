@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 
 from games.models import Table
 
-from .play import ADD_BOT, CREATE, START, new_guest
+from .play import ADD_BOT, CREATE, START, new_guest, open_table
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -93,3 +93,50 @@ async def test_the_request_id_reaches_the_bot_tasks_the_request_set_off(
     for path in (server_log, worker_log):
         assert http.token not in path.read_text()
         assert http.token[4:] not in path.read_text()
+
+
+VIEW = """query($id: ID!) { table(id: $id) { status version mySeat
+  view { ... on KatoView { actors legalActions } } } }"""
+ACT = """mutation($id: ID!, $a: ActionInput!, $v: Int!) {
+  act(tableId: $id, action: $a, expectedVersion: $v) { version errors { code } } }"""
+
+
+async def test_a_move_carries_its_request_id_to_the_bot_turn_it_makes_due(
+        live_server_url, celery_worker_proc):
+    """``act`` runs on the live path's own database threads: the id still reaches the task
+    the move queued on commit."""
+    worker_log = Path(celery_worker_proc.log.name)
+    http = await new_guest(live_server_url, "Mover")
+    table_id = await open_table(http, [], "kato", {"rounds": 1}, bots=1)
+    assert (await http(START, {"id": table_id}))["startTable"]["errors"] == []
+    seen = []
+    carried = None
+    async with httpx.AsyncClient(timeout=30) as client:
+        for n in range(60):
+            table = (await http(VIEW, {"id": table_id}))["table"]
+            seen.append((table["status"], table["view"] and table["view"]["actors"]))
+            if table["status"].lower() == "finished":
+                break
+            if table["status"].lower() != "playing" or table["mySeat"] not in table["view"]["actors"]:
+                await asyncio.sleep(0.2)  # the bot's turn, or between rounds
+                continue
+            request_id = f"move-{table_id}-{n}-{time.time_ns()}"
+            moved = await client.post(live_server_url + "/graphql/", json={
+                "query": ACT, "variables": {"id": table_id, "v": table["version"],
+                                            "a": table["view"]["legalActions"][0]}},
+                headers={"Authorization": f"Bearer {http.token}", "X-Request-ID": request_id})
+            assert moved.json()["data"]["act"]["errors"] == []
+            after = (await http(VIEW, {"id": table_id}))["table"]
+            if after["status"].lower() == "playing" and after["mySeat"] not in after["view"]["actors"]:
+                carried = await _wait_for(worker_log, lambda li, rid=request_id: (
+                    li.get("request_id") == rid and li.get("task") == "games.bot_turn"
+                    and li.get("event") == "task"))
+                break
+        assert carried, f"the bot never got a turn after a move: {seen}"
+        # Let the bot's turn end before the test's data goes.
+        for _ in range(100):
+            table = (await http(VIEW, {"id": table_id}))["table"]
+            if table["status"].lower() != "playing" or table["mySeat"] in table["view"]["actors"]:
+                break
+            await asyncio.sleep(0.2)
+    await http.close()
