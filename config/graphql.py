@@ -41,7 +41,7 @@ from accounts.realtime import TOKEN_CLOSE_TYPE, token_group
 from games.api import live
 from games.realtime import PLAYER_CLOSE_TYPE, player_group
 
-from . import metrics, ratelimit
+from . import ide, metrics, ratelimit
 from .schema import schema
 from .validation import BadRequest, decode_body, decode_request
 from .ws_protocol import CheckedTransportWSHandler
@@ -139,6 +139,9 @@ class GraphQLView(AsyncGraphQLView):
     def decode_json(self, data):
         return decode_request(data)
 
+    async def render_graphql_ide(self, request):
+        return ide.page(request)  # GraphiQL with DEBUG, else where the API and docs are
+
     def _get_stream_transport(self, protocol):
         return None  # no multipart or SSE subscriptions over HTTP: see execute_single
 
@@ -161,8 +164,7 @@ class GraphQLView(AsyncGraphQLView):
                                                                  "errors": [error]})
 
 
-graphql_view = csrf_exempt(GraphQLView.as_view(
-    schema=schema, graphql_ide="graphiql" if settings.DEBUG else None))
+graphql_view = csrf_exempt(GraphQLView.as_view(schema=schema, graphql_ide="graphiql"))
 
 
 class RefuseWebsocket(AsyncWebsocketConsumer):

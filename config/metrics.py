@@ -33,6 +33,8 @@ from prometheus_client import (
 )
 from prometheus_client.core import GaugeMetricFamily
 
+from . import logs
+
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 
 REQUESTS = Counter("stapel_graphql_requests", "GraphQL operations over HTTP",
@@ -62,6 +64,7 @@ SQL_STATEMENTS = Counter(
 # --- recording ---------------------------------------------------------------------------
 def request_observe(operation: str, outcome: str) -> None:
     REQUESTS.labels(operation=operation, outcome=outcome).inc()
+    logs.note(operation=operation, outcome=outcome)  # the same labels on the request's line
 
 
 def move_applied_on_commit(game: str, kind: str) -> None:

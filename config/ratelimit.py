@@ -33,6 +33,8 @@ from limits import RateLimitItem, parse_many, storage, strategies
 
 from accounts.errors import DomainError
 
+from . import logs
+
 log = logging.getLogger("stapel.ratelimit")
 
 # Operations made only of these root fields are never limited: a seated player's move.
@@ -84,7 +86,8 @@ def _refuse(name: str, item: RateLimitItem, *identifiers) -> RateLimited:
     box = _REQUEST.get()
     if box is not None:
         box.append(exc)
-    log.info("rate limited: %s", name)
+    if not logs.note(rate_limited=name):  # on the request's or websocket's own line
+        log.info("rate limited: %s", name)
     return exc
 
 

@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.http import HttpResponse, JsonResponse
 from django.urls import path, re_path
 
-from . import health, metrics
+from . import health, ide, metrics
 from .graphql import graphql_view
 
 admin.site.site_header = "Stapel administration"
@@ -25,6 +25,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("graphql/", graphql_view),
     path("graphql", graphql_view),
+    path("graphql/schema.graphql", ide.schema_sdl),
     path("health/", health_ok),
     path("health/live", health.live),
     path("health/ready", health.ready),

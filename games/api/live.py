@@ -19,6 +19,7 @@ schema's own; a test compares both paths frame by frame.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -185,8 +186,10 @@ async def in_db_thread(fn, /, **kwargs):
     move takes one hop there and back, without asgiref's per-call machinery or a pool
     checkout (``database_sync_to_async`` costs several times more per call). Moves of
     different tables run side by side, up to ``LIVE_DB_THREADS`` at once."""
+    # The caller's context goes along (run_in_executor does not carry it): the request id of
+    # config/logs.py reaches the tasks the move queues on commit. copy_context is O(1).
     return await asyncio.get_running_loop().run_in_executor(
-        _db_threads(), partial(_in_thread, fn, kwargs))
+        _db_threads(), partial(contextvars.copy_context().run, _in_thread, fn, kwargs))
 
 
 # --- compiled operations -------------------------------------------------------------------------
