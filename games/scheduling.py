@@ -9,6 +9,7 @@ queue served by one daemon thread: tasks still run later, one at a time, outside
 
 from __future__ import annotations
 
+import contextvars
 import heapq
 import itertools
 import logging
@@ -70,8 +71,11 @@ class _LocalScheduler:
 
     def put(self, task, args, countdown: float) -> None:
         with self._cond:
+            # The context of whoever queued it goes along (a request's id reaches its tasks'
+            # log lines, as Celery's headers carry it to a worker).
             heapq.heappush(self._heap, (time.monotonic() + max(0.0, countdown),
-                                        next(self._counter), task, args))
+                                        next(self._counter), task, args,
+                                        contextvars.copy_context()))
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="stapel-tasks",
                                                 daemon=True)
@@ -84,11 +88,11 @@ class _LocalScheduler:
                 while not self._heap or self._heap[0][0] > time.monotonic():
                     timeout = self._heap[0][0] - time.monotonic() if self._heap else None
                     self._cond.wait(timeout)
-                _, _, task, args = heapq.heappop(self._heap)
+                _, _, task, args, context = heapq.heappop(self._heap)
                 self._busy += 1
             try:
                 close_old_connections()
-                task.run(*args)
+                context.run(task.run, *args)
             except Exception:  # noqa: BLE001 - a failed task must not stop the queue
                 log.exception("in-process task %s failed", getattr(task, "name", task))
             finally:
