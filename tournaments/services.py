@@ -22,7 +22,7 @@ from django.utils import timezone
 from accounts.models import Player
 from games import selectors as game_selectors
 from games import services as game_services
-from games.bots import BOTS
+from games.bots import levels as bot_levels
 from games.engine import InvalidOptions
 from games.errors import GameError
 
@@ -116,7 +116,7 @@ def tournament_create(*, organiser: Player, name: str, game: str, format: str,
         raise TournamentError("invalid_turn_clock", "tournament tables need a turn clock of "
                               f"5 to {game_services.MAX_TURN_CLOCK_SECONDS} seconds",
                               field="turnClockSeconds")
-    if bot_level not in BOTS.get(game, {}):
+    if bot_level not in bot_levels(game):
         raise TournamentError("invalid_bot_level", "unknown bot level", field="botLevel")
     times = [t for t in (registration_opens_at, registration_closes_at, starts_at) if t]
     if times != sorted(times):

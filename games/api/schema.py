@@ -20,7 +20,6 @@ from config import ratelimit
 from config.api import UserError, require_viewer, viewer
 from config.reads import api_read
 from games import moderation, realtime, selectors, services
-from games.bots import BOTS
 from games.engine import GAMES
 from games.errors import GameError
 from games.models import Table
@@ -188,10 +187,7 @@ def _id(value) -> int:
 class Query:
     @strawberry.field(description="Every game: player counts, house rules and bot levels.")
     def games(self) -> list[GameInfo]:
-        return [GameInfo.of(game_id, sorted(BOTS.get(game_id, {})),
-                            {level: bot.description
-                             for level, bot in BOTS.get(game_id, {}).items()})
-                for game_id in GAMES]
+        return [GameInfo.of(game_id) for game_id in GAMES]
 
     @strawberry.field(description="The lobby: public tables, newest first (open by default).")
     async def tables(self, game: str | None = None, status: TableStatusEnum | None = None,
@@ -269,8 +265,9 @@ class Mutation:
             info, lambda player: moderation.table_abort_by(actor=player, table_id=_id(table_id),
                                                            reason=reason))
 
-    @strawberry.mutation(description="The creator seats a bot before the start.")
-    async def add_bot(self, info: Info, table_id: strawberry.ID, level: str = "heuristic",
+    @strawberry.mutation(description="The creator seats a bot before the start. `level` is "
+                                     "one of the game's `botLevels` (none: its default).")
+    async def add_bot(self, info: Info, table_id: strawberry.ID, level: str | None = None,
                       seat: int | None = None) -> TablePayload:
         return await _table_payload(
             info, lambda player: services.bot_add(player=player, table_id=_id(table_id),
