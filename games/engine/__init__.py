@@ -21,7 +21,7 @@ _BUILT_IN: tuple[Game, ...] = (kato.KATO, krass_kariert.KRASS_KARIERT, karma.KAR
 GAMES: dict[str, Game] = {game.id: game for game in _BUILT_IN}
 
 
-def declaration(game_id: str) -> Declaration:
+def declaration_of(game_id: str) -> Declaration:
     return GAMES[game_id].declaration
 
 
@@ -51,5 +51,5 @@ def registered(game: Game):
 
 
 __all__ = ["GAMES", "Declaration", "Game", "EngineError", "IllegalAction", "InvalidDeck",
-           "InvalidOptions", "declaration", "declarations", "register", "registered",
+           "InvalidOptions", "declaration_of", "declarations", "register", "registered",
            "unregister"]

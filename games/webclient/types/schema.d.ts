@@ -12,26 +12,45 @@ export interface ActPayload {
   table: Table | null;
 }
 
-/** One move. Exactly one field is set; flag-only moves take `true`. Each entry of `legalActions` is a valid value of this input. */
+/** One move. Exactly one field is set; moves without fields take `true`. Each entry of `legalActions` is a valid value of this input. */
 export interface ActionInput {
+  /** In kato, krass_kariert, karma, aetsch. */
   play?: PlayInput | null;
+  /** In kato, aetsch. Takes `true`. */
   draw?: boolean | null;
+  /** In kato, aetsch. Takes `true`. */
   pass?: boolean | null;
+  /** In kato. */
+  chooseColor?: ChooseColorInput | null;
+  /** In kato. Takes `true`. */
   accept?: boolean | null;
+  /** In kato. Takes `true`. */
   challenge?: boolean | null;
+  /** In kato. Takes `true`. */
   call?: boolean | null;
-  catch?: SeatInput | null;
-  chooseColor?: ColorInput | null;
-  takeReserve?: ReserveInput | null;
-  insert?: PositionInput | null;
-  chooseFaceUp?: CardsInput | null;
-  playBlind?: PositionInput | null;
-  giveTo?: ToInput | null;
+  /** In kato. */
+  catch?: CatchInput | null;
+  /** In krass_kariert. */
+  takeReserve?: TakeReserveInput | null;
+  /** In krass_kariert. */
+  insert?: InsertInput | null;
+  /** In karma. */
+  chooseFaceUp?: ChooseFaceUpInput | null;
+  /** In karma. */
+  playBlind?: PlayBlindInput | null;
+  /** In karma. */
+  giveTo?: GiveToInput | null;
+  /** In karma. Takes `true`. */
   takePile?: boolean | null;
-  giveDrawn?: ToInput | null;
-  peek?: SeatInput | null;
-  give?: CardInput | null;
-  swap?: SeatsInput | null;
+  /** In aetsch. */
+  giveDrawn?: GiveDrawnInput | null;
+  /** In aetsch. */
+  peek?: PeekInput | null;
+  /** In aetsch. */
+  give?: GiveInput | null;
+  /** In aetsch. */
+  swap?: SwapInput | null;
+  /** In aetsch. Takes `true`. */
   reroll?: boolean | null;
 }
 
@@ -45,16 +64,16 @@ export interface AetschView {
   hand: Array<string> | null;
   handCounts: Array<number>;
   actors: Array<number>;
+  players: number;
   top: string | null;
   suit: string | null;
   direction: number;
   phase: string;
-  players: number;
   turn: number | null;
   pendingTwo: number;
   twoTarget: number | null;
   toGiveCount: number;
-  giveTo: any | null;
+  giveTo: number | null;
   drawnCard: string | null;
   lastRoll: any | null;
   peeked: any | null;
@@ -66,6 +85,7 @@ export interface AetschView {
   roundResults: any;
   placingSums: Array<number>;
   winner: number | null;
+  options: any;
   raw: any;
 }
 
@@ -117,12 +137,10 @@ export interface BotLevel {
   description: string;
 }
 
-export interface CardInput {
-  card?: string;
-}
-
-export interface CardsInput {
-  cards?: Array<string>;
+/** The fields of `catch` (which game takes which: docs/games/). */
+export interface CatchInput {
+  /** kato: the seat caught */
+  seat?: number | null;
 }
 
 export interface ChatMessage {
@@ -135,8 +153,16 @@ export interface ChatMessage {
   createdAt: string;
 }
 
-export interface ColorInput {
-  color?: string;
+/** The fields of `chooseColor` (which game takes which: docs/games/). */
+export interface ChooseColorInput {
+  /** kato: the colour in force from now */
+  color?: string | null;
+}
+
+/** The fields of `chooseFaceUp` (which game takes which: docs/games/). */
+export interface ChooseFaceUpInput {
+  /** karma: three cards of your hand */
+  cards?: Array<string> | null;
 }
 
 export interface CreateApiTokenPayload {
@@ -218,7 +244,32 @@ export interface GameInfo {
   botLevelInfo: Array<BotLevel>;
 }
 
+/** One game's view of a match. */
 export type GameView = KatoView | KrassKariertView | KarmaView | AetschView;
+
+/** The fields of `giveDrawn` (which game takes which: docs/games/). */
+export interface GiveDrawnInput {
+  /** aetsch: another player */
+  to?: number | null;
+}
+
+/** The fields of `give` (which game takes which: docs/games/). */
+export interface GiveInput {
+  /** aetsch: a card of your hand */
+  card?: string | null;
+}
+
+/** The fields of `giveTo` (which game takes which: docs/games/). */
+export interface GiveToInput {
+  /** karma: the receiver */
+  to?: number | null;
+}
+
+/** The fields of `insert` (which game takes which: docs/games/). */
+export interface InsertInput {
+  /** krass_kariert: where in your hand (0 = front) */
+  position?: number | null;
+}
 
 export interface KarmaView {
   __typename?: "KarmaView";
@@ -230,21 +281,22 @@ export interface KarmaView {
   hand: Array<string> | null;
   handCounts: Array<number>;
   actors: Array<number>;
+  players: number;
+  options: any;
+  phase: string;
+  turn: number | null;
+  pending: string | null;
   top: string | null;
   pile: Array<string>;
   tableUp: Array<Array<string>>;
   tableDownCounts: Array<number>;
-  tableDownPositions: any;
+  tableDownPositions: Array<Array<number>>;
   ownTableDown: Array<string> | null;
   chosen: Array<boolean>;
   faceUpChoice: Array<string> | null;
   drawCount: number;
-  phase: string;
-  players: number;
-  turn: number | null;
-  pending: string | null;
   outCount: number;
-  finished: any;
+  finished: Array<number>;
   loser: number | null;
   cardsLeft: Array<number>;
   result: any | null;
@@ -281,6 +333,7 @@ export interface KatoView {
   scores: Array<number>;
   lastResult: any | null;
   over: boolean;
+  options: any;
   raw: any;
 }
 
@@ -294,12 +347,12 @@ export interface KrassKariertView {
   hand: Array<string> | null;
   handCounts: Array<number>;
   actors: Array<number>;
+  players: number;
+  deal: number;
+  phase: string;
   top: any | null;
   chips: Array<number>;
   reserves: Array<Array<string>>;
-  phase: string;
-  players: number;
-  deal: number;
   leader: number | null;
   trick: any;
   toAct: Array<number>;
@@ -368,7 +421,7 @@ export interface Mutation {
   startTable: TablePayload;
   /** The creator ends a table that has not started, without a result. Anything else is a moderator's action: it needs the abort permission and a `reason`, and is audited. */
   abortTable: TablePayload;
-  /** The creator seats a bot before the start. */
+  /** The creator seats a bot before the start. `level` is one of the game's `botLevels` (none: its default). */
   addBot: TablePayload;
   removeBot: TablePayload;
   /** Make a move. `expectedVersion` is the table version you saw (a move made against an older one is refused as `stale_version`); the same `idempotencyKey` applies once and answers the same. */
@@ -407,18 +460,40 @@ export interface OptionSpec {
   choices: Array<string> | null;
 }
 
-/** The fields of a play; which ones a game uses is in RULES.md. */
+/** The fields of `peek` (which game takes which: docs/games/). */
+export interface PeekInput {
+  /** aetsch: whose hand */
+  seat?: number | null;
+}
+
+/** The fields of `playBlind` (which game takes which: docs/games/). */
+export interface PlayBlindInput {
+  /** karma: its position 0..2 */
+  position?: number | null;
+}
+
+/** The fields of `play` (which game takes which: docs/games/). */
 export interface PlayInput {
+  /** kato: the cards played, from your hand; karma: identical cards */
   cards?: Array<string> | null;
-  card?: string | null;
+  /** kato: the colour chosen (wild cards only) (optional) */
   color?: string | null;
-  suit?: string | null;
+  /** kato: call KaTO with this play (optional); aetsch: Ätsch! (one card left) or Ätsch, Ätsch! (none) (optional) */
   call?: boolean | null;
-  to?: number | null;
+  /** krass_kariert: the hand position of the first card */
   index?: number | null;
+  /** krass_kariert: how many adjacent cards */
   count?: number | null;
+  /** krass_kariert: solo, street2, pair, street3, triple, stop or draw */
   kind?: string | null;
+  /** krass_kariert: the highest number as played, x's included (not for stop or draw) (optional) */
   rank?: number | null;
+  /** karma: who receives the pile (karma-give only) (optional) */
+  to?: number | null;
+  /** aetsch: the card, from your hand */
+  card?: string | null;
+  /** aetsch: the wished suit (J and joker only) (optional) */
+  suit?: string | null;
 }
 
 /** A person, a guest or a bot, as others see them. */
@@ -438,10 +513,6 @@ export interface PlayerProfile {
   isGuest: boolean;
   isBot: boolean;
   ratings: Array<Rating>;
-}
-
-export interface PositionInput {
-  position?: number;
 }
 
 export interface Query {
@@ -520,11 +591,6 @@ export interface ReportPlayerPayload {
 
 export type ReportStatusEnum = "OPEN" | "RESOLVED" | "DISMISSED";
 
-export interface ReserveInput {
-  reserve?: number;
-  position?: number;
-}
-
 export interface RevokeApiTokenPayload {
   __typename?: "RevokeApiTokenPayload";
   apiToken: ApiToken | null;
@@ -538,10 +604,6 @@ export interface RoundResultType {
   scores: Array<number>;
 }
 
-export interface SeatInput {
-  seat?: number;
-}
-
 export interface SeatType {
   __typename?: "SeatType";
   position: number;
@@ -549,10 +611,6 @@ export interface SeatType {
   isBot: boolean;
   botLevel: string | null;
   takenOverByBot: boolean;
-}
-
-export interface SeatsInput {
-  seats?: Array<number>;
 }
 
 export interface SendChatMessagePayload {
@@ -583,6 +641,12 @@ export interface Subscription {
   lobbyEvents: LobbyUpdate;
   /** A tournament as it runs: first a `subscribed` event with its current status, then round started, table finished, standings changed, finished. Events say what changed; query `tournament` for the details. */
   tournamentEvents: TournamentEvent;
+}
+
+/** The fields of `swap` (which game takes which: docs/games/). */
+export interface SwapInput {
+  /** aetsch: the two seats */
+  seats?: Array<number> | null;
 }
 
 export interface Table {
@@ -645,8 +709,12 @@ export interface TableUpdate {
   view: GameView | null;
 }
 
-export interface ToInput {
-  to?: number;
+/** The fields of `takeReserve` (which game takes which: docs/games/). */
+export interface TakeReserveInput {
+  /** krass_kariert: 0 or 1 among your remaining reserve cards */
+  reserve?: number | null;
+  /** krass_kariert: where in your hand (0 = front) */
+  position?: number | null;
 }
 
 export interface Tournament {
