@@ -53,6 +53,10 @@ class Kind:
     def example(self, cards: tuple[str, ...]) -> Any:
         return None
 
+    def compile(self, cards: frozenset[str]) -> Callable[[Any], str | None]:
+        """``check`` as one plain function (it runs on every action of every game)."""
+        return lambda value: self.check(value, cards)
+
 
 @dataclass(frozen=True)
 class Flag(Kind):
@@ -64,6 +68,9 @@ class Flag(Kind):
 
     def example(self, cards):
         return True
+
+    def compile(self, cards):
+        return lambda v: None if v is True or v is False else "invalid_type"
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,16 @@ class Int(Kind):
 
     def example(self, cards):
         return self.minimum if self.minimum is not None else 0
+
+    def compile(self, cards):
+        low = -(1 << 62) if self.minimum is None else self.minimum
+        high = 1 << 62 if self.maximum is None else self.maximum
+
+        def check(v):
+            if type(v) is not int:
+                return "invalid_type"
+            return None if low <= v <= high else "invalid_value"
+        return check
 
     @property
     def range_text(self) -> str:
@@ -134,6 +151,11 @@ class Choice(Kind):
     def example(self, cards):
         return self.choices[0]
 
+    def compile(self, cards):
+        choices = frozenset(self.choices)
+        return lambda v: ("invalid_type" if type(v) is not str
+                          else None if v in choices else "invalid_value")
+
 
 @dataclass(frozen=True)
 class Card(Kind):
@@ -147,6 +169,10 @@ class Card(Kind):
 
     def example(self, cards):
         return cards[0]
+
+    def compile(self, cards):
+        return lambda v: ("invalid_type" if type(v) is not str
+                          else None if v in cards else "invalid_value")
 
 
 @dataclass(frozen=True)
@@ -169,6 +195,21 @@ class Cards(Kind):
 
     def example(self, cards):
         return list(cards[:max(1, self.min_length)])
+
+    def compile(self, cards):
+        low = self.min_length
+        high = 1 << 30 if self.max_length is None else self.max_length
+
+        def check(v):
+            if type(v) is not list:
+                return "invalid_type"
+            for c in v:
+                if type(c) is not str:
+                    return "invalid_type"
+                if c not in cards:
+                    return "invalid_value"
+            return None if low <= len(v) <= high else "invalid_value"
+        return check
 
 
 @dataclass(frozen=True)
@@ -272,9 +313,7 @@ class Declaration:
     def __post_init__(self) -> None:
         codes = frozenset(c for group in self.cards for c in group.codes)
         for action in self.actions:
-            checks = {}
-            for f in action.fields:
-                checks[f.name] = _checker(f, codes)
+            checks = {f.name: f.kind.compile(codes) for f in action.fields}
             required = frozenset(f.name for f in action.fields if f.required)
             self._compiled[action.type] = (checks, required)
 
@@ -313,21 +352,42 @@ class Declaration:
             raise IllegalAction("unknown_action", f"unknown action type '{type_}'",
                                 field="type")
         checks, required = compiled
-        if len(action) == 1:
-            if required:
-                name = min(required)
-                raise IllegalAction("missing_field", f"'{type_}' needs '{name}'", field=name)
-            return
-        for key in action:
-            if key != "type" and key not in checks:
+        bad = None
+        for key, value in action.items():
+            check = checks.get(key)
+            if check is None:
+                if key == "type":
+                    continue
                 raise IllegalAction("unknown_field", f"'{type_}' takes no field '{key}'",
                                     field=key)
+            if bad is None and check(value) is not None:
+                bad = key
         if required and not required.issubset(action):
             name = min(required - action.keys())
             raise IllegalAction("missing_field", f"'{type_}' needs '{name}'", field=name)
-        for key, value in action.items():
-            if key != "type":
-                checks[key](value)
+        if bad is not None:
+            self._refuse(type_, bad, action[bad])
+
+    def _refuse(self, type_: str, name: str, value: Any) -> None:
+        spec = next(f for f in self.action(type_).fields if f.name == name)
+        kind = spec.kind
+        if value is None:
+            raise IllegalAction("invalid_type", f"'{name}' may not be null: leave it out",
+                                field=name)
+        expected = kind.doc or kind.type
+        if isinstance(kind, Int):
+            expected = f"{expected or 'an integer'} ({kind.range_text})"
+        elif isinstance(kind, Choice):
+            expected = "one of " + ", ".join(kind.choices)
+        elif isinstance(kind, Cards):
+            count = (f"at least {kind.min_length}" if kind.max_length is None
+                     else str(kind.min_length) if kind.max_length == kind.min_length
+                     else f"{kind.min_length} to {kind.max_length}")
+            expected = f"a list of {count} card codes of this game"
+        elif isinstance(kind, Card):
+            expected = "a card code of this game"
+        code = self._compiled[type_][0][name](value)
+        raise IllegalAction(code, f"'{name}' must be {expected}", field=name)
 
     def default_action(self, legal: list[dict]) -> dict:
         """The move a seat whose turn clock ran out gets: the first legal action of a type in
@@ -396,23 +456,4 @@ class Declaration:
             out.append(f"{where}: the default action order names undeclared actions "
                        f"{sorted(unknown)}")
         return out
-
-
-def _checker(f: Field, codes: frozenset[str]) -> Callable[[Any], None]:
-    kind, name = f.kind, f.name
-
-    def check(value: Any) -> None:
-        if value is None:
-            raise IllegalAction("invalid_type", f"'{name}' may not be null: leave it out",
-                                field=name)
-        code = kind.check(value, codes)
-        if code is not None:
-            expected = kind.doc or kind.type
-            if isinstance(kind, Int):
-                expected = f"{expected or 'an integer'} ({kind.range_text})"
-            if isinstance(kind, Choice):
-                expected = "one of " + ", ".join(kind.choices)
-            raise IllegalAction(code, f"'{name}' must be {expected}", field=name)
-
-    return check
 
