@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-test migrate worker beat schema lint webclient-types typecheck-web
+.PHONY: run test install install-test migrate worker beat schema game-docs lint webclient-types typecheck-web
 
 $(PY):
 	@test -n "$(PYTHON)" || { echo "Stapel needs Python >= 3.12 (none found)"; exit 1; }
@@ -44,6 +44,10 @@ beat: install
 
 schema: install
 	$(PY) manage.py export_schema
+
+# docs/games/<game>.md from each game's declaration (a test fails when they are stale).
+game-docs: install
+	$(PY) manage.py game_docs
 
 lint: install-test
 	$(PY) -m ruff check .
