@@ -120,7 +120,12 @@ def render(decl: Declaration) -> str:
                 f"mutation {{ act(tableId: \"42\", expectedVersion: 7, action: {example}) "
                 "{ version errors { code message field } } }",
                 "```", ""]
-    out += ["## The view", "",
+    out += ["### Codes of this game's rules", "",
+             "A well-formed move the rules refuse now is answered with one of these (or "
+             "`not_your_turn`, `game_over`, `round_over`, as in every game):", "",
+             _row("code", "meaning"), _row("---", "---")]
+    out += [_row(f"`{code}`", meaning) for code, meaning in decl.codes.items()]
+    out += ["", "## The view", "",
             f"`table {{ view {{ ... on {view_type_name(decl.id)} {{ ... }} }} }}` and each `tableEvents` update carry it. Besides the fields "
             "below it has `game`, `seat`, `version`, `deadline` (the turn clock), "
             "`legalActions` and `raw` (the whole view as JSON). Fields marked *yours* differ "

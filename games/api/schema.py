@@ -15,9 +15,8 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from accounts.api.types import PlayerType
-from accounts.errors import DomainError
 from config import ratelimit
-from config.api import UserError, require_viewer, viewer
+from config.api import UserError, payload, require_viewer, viewer
 from config.reads import api_read
 from games import moderation, realtime, selectors, services
 from games.engine import GAMES
@@ -163,17 +162,15 @@ class LobbyUpdate:
     status: TableStatusEnum
 
 
+@payload
 async def _table_payload(info: Info, fn, **kwargs) -> TablePayload:
-    try:
-        player = require_viewer(info)
+    player = require_viewer(info)
 
-        def run():
-            table = fn(player=player, **kwargs)
-            return TableType.of(selectors.table_get(table.pk), player)
+    def run():
+        table = fn(player=player, **kwargs)
+        return TableType.of(selectors.table_get(table.pk), player)
 
-        return TablePayload(table=await database_sync_to_async(run)())
-    except DomainError as exc:
-        return TablePayload(errors=[UserError.of(exc)])
+    return TablePayload(table=await database_sync_to_async(run)())
 
 
 def _id(value) -> int:
@@ -283,18 +280,16 @@ class Mutation:
         "Make a move. `expectedVersion` is the table version you saw (a move made against an "
         "older one is refused as `stale_version`); the same `idempotencyKey` applies once and "
         "answers the same."))
+    @payload
     async def act(self, info: Info, table_id: strawberry.ID, action: ActionInput,
                   expected_version: int, idempotency_key: str | None = None) -> ActPayload:
-        try:
-            player = require_viewer(info)
-            engine_action = to_engine(action)
-            # Not thread-sensitive: each move is its own transaction, so moves of different
-            # tables need not queue behind each other on one thread.
-            result = await database_sync_to_async(services.act, thread_sensitive=False)(
-                player=player, table_id=_id(table_id), action=engine_action,
-                expected_version=expected_version, idempotency_key=idempotency_key)
-        except DomainError as exc:
-            return ActPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
+        engine_action = to_engine(action)
+        # Not thread-sensitive: each move is its own transaction, so moves of different
+        # tables need not queue behind each other on one thread.
+        result = await database_sync_to_async(services.act, thread_sensitive=False)(
+            player=player, table_id=_id(table_id), action=engine_action,
+            expected_version=expected_version, idempotency_key=idempotency_key)
         errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
             "this idempotency key was used for another action: the answer is that action's"))
         ] if result.key_reused else []

@@ -194,6 +194,18 @@ DECLARATION = d.Declaration(
                 (d.EventField("result", "json",
                               "{placings, scores, placing_sums, rounds_played}"),)),
     ),
+    codes={
+        "wrong_phase": "that action is not allowed in this phase of the turn",
+        "card_not_in_hand": "you do not hold that card",
+        "not_drawn_card": "only the card just drawn may be played",
+        "must_answer_two": "only a 2 may be played against a pending 2",
+        "does_not_match": "the card fits neither the suit in force nor the top card's rank",
+        "suit_required": "a J or joker needs `suit`",
+        "suit_not_allowed": "only a J or joker wishes a suit",
+        "invalid_target": "name another player's seat",
+        "invalid_seats": "name two different players (two players: yourself and the other)",
+        "reroll_not_allowed": "only two players may roll again",
+    },
     default_action_order=("pass", "draw", "give_drawn", "give", "peek", "swap", "reroll"),
     results="A round: the winner first, the others by cards left (fewer is better); ties "
             "share a place and the next place is skipped (1, 2, 2, 4). `scores` are cards "

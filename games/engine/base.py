@@ -2,9 +2,9 @@
 
 A game subclasses ``Game``, sets ``declaration`` (see declaration.py: its id, names, player
 counts, options, actions, view and events, which also give ``id``, ``name``, ``min_players``,
-``max_players`` and ``OPTIONS`` here) and fills in ``_new_game_events``, ``actors``, ``legal_actions``,
-``_apply``, ``view``, the round/match hooks and ``all_cards``. ``new_game`` and ``apply`` here
-validate the inputs every game shares (player count, options, deck, whose turn, and the
+``max_players`` and ``OPTIONS`` here) and fills in ``_new_game_events``, ``actors``,
+``legal_actions``, ``_apply``, ``view``, the round/match hooks and ``all_cards``.
+``new_game`` and ``apply`` here validate the inputs every game shares (player count, options, deck, whose turn, and the
 action's shape from the declaration) so that each game module only judges legality.
 
 States, actions and events are plain JSON data. ``apply`` must never mutate its input: copy

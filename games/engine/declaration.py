@@ -36,6 +36,24 @@ from typing import Any
 from .errors import IllegalAction
 from .options import Option
 
+# The codes every engine answers with, whatever the game.
+ENGINE_CODES: dict[str, str] = {
+    "malformed_action": "not an object with a string `type` (over the API: not one move)",
+    "unknown_action": "the game has no action of that type",
+    "unknown_field": "the action takes no such field in this game",
+    "missing_field": "a field the action needs is left out",
+    "invalid_type": "a field's value is of the wrong type (null included)",
+    "invalid_value": "a field's value is of the right type but not one the field takes",
+    "not_your_turn": "the seat may not act now",
+    "game_over": "the match is over",
+    "round_over": "the round is over; the next one has not been dealt",
+    "round_not_over": "the round is not over",
+    "invalid_options": "a house rule has a value of the wrong type or out of range",
+    "unknown_option": "the game has no such house rule",
+    "invalid_deck": "a given deck is not exactly the game's full deck",
+    "invalid_player_count": "the game is not for that many players",
+}
+
 # --- action fields ----------------------------------------------------------------------------
 
 
@@ -305,6 +323,9 @@ class Declaration:
     actions: tuple[Action, ...]
     view: tuple[ViewField, ...]
     events: tuple[Event, ...]
+    # The codes this game's own rules refuse a well-formed action with, and what they mean
+    # (beside ENGINE_CODES, the same for every game).
+    codes: dict[str, str]
     # Action types a seat whose clock ran out plays, the first legal one; else its first legal.
     default_action_order: tuple[str, ...]
     results: str = ""  # what `placings` and `scores` mean in this game, ties included
@@ -449,6 +470,12 @@ class Declaration:
                                f"{sorted(missing)}")
             elif not e.visible_to:
                 out.append(f"{where}: event '{e.type}' does not say who sees it")
+        common = set(self.codes) & set(ENGINE_CODES)
+        if common:
+            out.append(f"{where}: declares engine-wide codes as its own: {sorted(common)}")
+        for code, meaning in self.codes.items():
+            if not re.fullmatch(r"[a-z][a-z0-9_]*", code) or not meaning:
+                out.append(f"{where}: code '{code}' needs a lower-case name and a meaning")
         if not self.default_action_order:
             out.append(f"{where}: declares no default action order for an expired turn clock")
         unknown = set(self.default_action_order) - seen

@@ -228,6 +228,21 @@ DECLARATION = d.Declaration(
                 (d.EventField("loser", "seat"),
                  d.EventField("result", "json", "{placings, scores, loser, over, deals}"))),
     ),
+    codes={
+        "must_insert": "insert the drawn card first",
+        "nothing_to_insert": "you have no drawn card to insert",
+        "invalid_index": "those positions are not in your hand",
+        "rank_required": "a combination needs its `rank`",
+        "rank_not_allowed": "a stop or draw card has no `rank`",
+        "played_alone": "a stop or draw card is played alone (count 1)",
+        "does_not_match": "the card at that position is not the stop or draw card named",
+        "not_a_combination": "those cards are not that combination",
+        "does_not_beat": "that does not beat the combination to beat",
+        "must_lead": "the leader must play a combination",
+        "no_reserve": "you have no reserve card left",
+        "no_such_reserve": "no such reserve card",
+        "invalid_position": "that position is not in your hand",
+    },
     default_action_order=("take_reserve", "insert"),
     results="A deal: the chip loser last, everyone else first, written as ties share a "
             "place (1, 1, 1, 4). `scores` are chips left. The match: the player who had to "

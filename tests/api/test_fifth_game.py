@@ -60,6 +60,7 @@ DECLARATION = d.Declaration(
         d.Event("match_over", "The match ended.",
                 (d.EventField("placings", "[int]"), d.EventField("scores", "[int]"))),
     ),
+    codes={"card_not_in_hand": "you do not hold that card"},
     default_action_order=("play",),
     results="The higher card places 1, the other 2; `scores` are the ranks played.",
 )

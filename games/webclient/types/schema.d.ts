@@ -225,6 +225,9 @@ export interface DeleteWebhookEndpointPayload {
   errors: Array<UserError>;
 }
 
+/** Why an expected failure happened; the values are stable (docs/api.md, docs/games/). */
+export type ErrorCode = "unauthenticated" | "invalid_credentials" | "invalid_username" | "username_taken" | "invalid_password" | "invalid_display_name" | "invalid_token" | "invalid_token_name" | "malformed_authorization" | "token_expired" | "banned" | "inactive" | "not_found" | "table_full" | "seat_taken" | "invalid_seat" | "wrong_invite_code" | "already_seated" | "not_seated" | "not_creator" | "not_open" | "not_playing" | "not_enough_players" | "game_over" | "stale_version" | "unknown_game" | "invalid_options" | "invalid_bot_level" | "spectators_not_allowed" | "invalid_seat_count" | "invalid_turn_clock" | "invalid_visibility" | "invalid_idempotency_key" | "idempotency_key_reused" | "busy" | "bad_after_seq" | "invalid_cursor" | "malformed_action" | "chat_not_allowed" | "invalid_text" | "muted" | "table_closed" | "forbidden" | "reason_required" | "invalid_until" | "cannot_report_self" | "invalid_reason" | "already_handled" | "invalid_status" | "unknown_action" | "unknown_field" | "missing_field" | "invalid_type" | "invalid_value" | "not_your_turn" | "round_over" | "round_not_over" | "unknown_option" | "invalid_deck" | "invalid_player_count" | "card_not_in_hand" | "does_not_match" | "color_required" | "color_not_allowed" | "choose_color_first" | "cannot_choose_color_now" | "one_card_only" | "invalid_combination" | "must_answer_draw" | "must_play_drawn_card" | "cannot_draw_now" | "cannot_pass" | "nothing_to_accept" | "nothing_to_challenge" | "nothing_to_call" | "nothing_to_catch" | "cannot_catch_yourself" | "must_insert" | "nothing_to_insert" | "invalid_index" | "rank_required" | "rank_not_allowed" | "played_alone" | "not_a_combination" | "does_not_beat" | "must_lead" | "no_reserve" | "no_such_reserve" | "invalid_position" | "choose_face_up_first" | "already_chosen" | "receiver_required" | "to_not_allowed" | "invalid_receiver" | "card_not_on_table" | "cards_not_identical" | "one_karma_card" | "must_play_blind" | "no_cards" | "blind_not_allowed" | "no_card_at_position" | "nothing_to_give" | "table_play_required" | "pile_empty" | "wrong_phase" | "not_drawn_card" | "must_answer_two" | "suit_required" | "suit_not_allowed" | "invalid_target" | "invalid_seats" | "reroll_not_allowed" | "not_organiser" | "registration_closed" | "tournament_full" | "already_registered" | "not_registered" | "disqualified" | "already_started" | "invalid_format" | "invalid_table_size" | "invalid_rounds" | "invalid_advance" | "invalid_duration" | "invalid_schedule" | "invalid_name" | "invalid_url" | "invalid_events" | "too_many_endpoints" | "rate_limited" | "query_timeout";
+
 /** One thing that happened; `data` holds its fields (RULES.md names). */
 export interface GameEvent {
   __typename?: "GameEvent";
@@ -808,7 +811,7 @@ export interface UpdateWebhookEndpointInput {
 /** An expected failure: switch on `code`; `message` is for people. */
 export interface UserError {
   __typename?: "UserError";
-  code: string;
+  code: ErrorCode;
   message: string;
   field: string | null;
   /** With `rate_limited`: seconds to wait before trying again. */
