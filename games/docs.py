@@ -146,7 +146,9 @@ def render(decl: Declaration) -> str:
         out.append(_row(f"`{e.type}`", e.audience_text(), fields, e.doc))
     out += ["", "## Results", "",
             "`result` (the match) and `roundResults` (each round) hold `placings` and `scores` "
-            "by seat; a placing of 1 is best. " + decl.results, "",
+            "by seat; a placing of 1 is best. Ties are written the same way in both, and in "
+            "every game: tied seats share the better place and the places they take up are "
+            "skipped (competition ranking: 1, 2, 2, 4). " + decl.results, "",
             "## Turn clock", "",
             "A seat whose turn clock runs out plays the first legal action among: "
             + ", ".join(f"`{to_camel(t)}`" for t in decl.default_action_order)

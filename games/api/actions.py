@@ -34,6 +34,16 @@ def to_camel(name: str) -> str:
     return head + "".join(part.capitalize() for part in rest)
 
 
+def camel_keys(value: Any) -> Any:
+    """``value`` with every object key camelCased, at every depth (event data, results and
+    the JSON fields of a view are shown as the rest of the schema is)."""
+    if type(value) is dict:
+        return {to_camel(k) if type(k) is str else k: camel_keys(v) for k, v in value.items()}
+    if type(value) is list:
+        return [camel_keys(v) for v in value]
+    return value
+
+
 def _attr(name: str) -> str:
     return name + "_" if keyword.iskeyword(name) else name
 

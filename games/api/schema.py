@@ -23,7 +23,7 @@ from games.engine import GAMES
 from games.errors import GameError
 from games.models import Table
 
-from .actions import ActionInput, to_engine
+from .actions import ActionInput, camel_keys, to_engine
 from .types import (
     GameInfo,
     GameView,
@@ -82,7 +82,7 @@ class TableType:
             turn_clock_seconds=table.turn_clock_seconds, allow_spectators=table.allow_spectators,
             spectators_may_chat=table.spectators_may_chat,
             created_at=table.created_at, started_at=table.started_at,
-            finished_at=table.finished_at, result=table.result,
+            finished_at=table.finished_at, result=camel_keys(table.result),
             creator=PlayerType.of(table.creator),
             seats=[SeatType(position=s.position, player=PlayerType.of(s.player), is_bot=s.is_bot,
                             bot_level=s.bot_level or None, taken_over_by_bot=s.taken_over_by_bot)

@@ -23,7 +23,7 @@ from games import bots as bot_registry
 from games.engine import GAMES
 from games.engine.declaration import Declaration
 
-from .actions import to_api
+from .actions import camel_keys, to_api
 
 # Fields every view type has from the API itself (or typed the same in every game).
 _API_FIELDS: dict[str, Any] = {
@@ -101,7 +101,8 @@ def game_view(payload: dict | None):
         legal_actions=[to_api(a) for a in payload["legal_actions"]],
         hand=data.get("hand"), hand_counts=data.get("hand_counts", []),
         actors=data.get("actors", []),
-        **{f.name: data.get(f.name) for f in decl.view if f.name not in _API_FIELDS},
+        **{f.name: camel_keys(data.get(f.name)) if "json" in f.type else data.get(f.name)
+           for f in decl.view if f.name not in _API_FIELDS},
         raw=data)
 
 
@@ -119,7 +120,9 @@ class VisibilityEnum(Enum):
     PRIVATE = "private"
 
 
-@strawberry.type(description="One thing that happened; `data` holds its fields (RULES.md names).")
+@strawberry.type(description=(
+    "One thing that happened; `data` holds its fields, camelCased like the schema (each "
+    "game's events and who sees them: docs/games/<game>.md)."))
 class GameEvent:
     type: str
     data: JSON
@@ -144,8 +147,9 @@ class TableUpdate:
            events: list[dict], view_payload: dict | None) -> TableUpdate:
         return cls(table_id=strawberry.ID(str(table_id)), seq=seq, kind=kind, version=version,
                    status=TableStatusEnum(status),
-                   events=[GameEvent(type=e["type"], data={k: v for k, v in e.items()
-                                                            if k != "type"}) for e in events],
+                   events=[GameEvent(type=e["type"],
+                                     data=camel_keys({k: v for k, v in e.items() if k != "type"}))
+                           for e in events],
                    view=game_view(view_payload))
 
 

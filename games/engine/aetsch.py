@@ -192,7 +192,7 @@ DECLARATION = d.Declaration(
         d.Event("round_over", "The round ended.", (_RESULT,)),
         d.Event("match_over", "The match ended.",
                 (d.EventField("result", "json",
-                              "{placings, scores, placing_sums, rounds_played}"),)),
+                              "{placings, scores, placingSums, roundsPlayed}"),)),
     ),
     codes={
         "wrong_phase": "that action is not allowed in this phase of the turn",

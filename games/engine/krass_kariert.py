@@ -223,7 +223,7 @@ DECLARATION = d.Declaration(
                  d.EventField("reason", "str", "last_with_cards, last_to_empty or "
                               "no_legal_action"),
                  d.EventField("result", "json", "{placings, scores, loser, reason, deal, "
-                              "chip_lost}"))),
+                              "chipLost}"))),
         d.Event("match_over", "The match ended.",
                 (d.EventField("loser", "seat"),
                  d.EventField("result", "json", "{placings, scores, loser, over, deals}"))),

@@ -202,6 +202,12 @@ def check_validation_answers(game, state) -> list[str]:
     return seen
 
 
+def check_competition_ranking(placings: list[int]) -> None:
+    """Ties are written the same in every result of every game (docs/games, RULES.md): a
+    seat's place is 1 + the number of seats placed strictly better (1, 2, 2, 4)."""
+    assert placings == [1 + sum(q < p for q in placings) for p in placings], placings
+
+
 def contract_playout(game, players: int, seed: int, options: dict | None = None, *,
                      max_steps: int = 1_500, must_end: bool = False):
     """A random match (its first ``max_steps`` actions) through the public contract with the
@@ -216,6 +222,7 @@ def contract_playout(game, players: int, seed: int, options: dict | None = None,
         if game.is_over(state):
             break
         if game.is_round_over(state):
+            check_competition_ranking(game.round_result(state)["placings"])
             state, events = game.start_next_round(state)
             check_events_declared(game, events)
             history.append(("next_round",))
@@ -240,6 +247,9 @@ def contract_playout(game, players: int, seed: int, options: dict | None = None,
         history.append(("act", seat, action))
     else:
         assert not must_end, f"{decl.id}: match did not end within {max_steps} steps"
+    if game.is_over(state):
+        check_competition_ranking(game.round_result(state)["placings"])
+        check_competition_ranking(game.result(state)["placings"])
     check_views_declared(game, state, players)
     assert replay(game, players, seed, options, history) == state
     return state, history
