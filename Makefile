@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-test migrate worker beat schema game-docs lint webclient-types typecheck-web
+.PHONY: run test install install-test migrate worker beat schema game-docs lint lint-imports webclient-types typecheck-web
 
 $(PY):
 	@test -n "$(PYTHON)" || { echo "Stapel needs Python >= 3.12 (none found)"; exit 1; }
@@ -51,6 +51,11 @@ game-docs: install
 
 lint: install-test
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
+
+# The import rules of pyproject.toml ([tool.importlinter]); CI runs them before the tests.
+lint-imports: install-test
+	$(VENV)/bin/lint-imports
 
 # The web client's types from schema.graphql, and its type check (needs node + npm).
 webclient-types: install
