@@ -334,9 +334,10 @@ class Declaration:
     def __post_init__(self) -> None:
         codes = frozenset(c for group in self.cards for c in group.codes)
         for action in self.actions:
-            checks = {f.name: f.kind.compile(codes) for f in action.fields}
+            allowed = frozenset(["type", *(f.name for f in action.fields)])
             required = frozenset(f.name for f in action.fields if f.required)
-            self._compiled[action.type] = (checks, required)
+            fields = tuple((f.name, f.kind.compile(codes)) for f in action.fields)
+            self._compiled[action.type] = (allowed, required, fields)
 
     # --- reading -------------------------------------------------------------------------
     @property
@@ -372,22 +373,18 @@ class Declaration:
         if compiled is None:
             raise IllegalAction("unknown_action", f"unknown action type '{type_}'",
                                 field="type")
-        checks, required = compiled
-        bad = None
-        for key, value in action.items():
-            check = checks.get(key)
-            if check is None:
-                if key == "type":
-                    continue
-                raise IllegalAction("unknown_field", f"'{type_}' takes no field '{key}'",
-                                    field=key)
-            if bad is None and check(value) is not None:
-                bad = key
-        if required and not required.issubset(action):
+        allowed, required, fields = compiled
+        # One C-level test each for the usual well-formed case; the loops only name culprits.
+        if not allowed.issuperset(action):
+            key = next(k for k in action if k not in allowed)
+            raise IllegalAction("unknown_field", f"'{type_}' takes no field '{key}'",
+                                field=key)
+        if not required.issubset(action):
             name = min(required - action.keys())
             raise IllegalAction("missing_field", f"'{type_}' needs '{name}'", field=name)
-        if bad is not None:
-            self._refuse(type_, bad, action[bad])
+        for name, check in fields:
+            if name in action and check(action[name]) is not None:
+                self._refuse(type_, name, action[name])
 
     def _refuse(self, type_: str, name: str, value: Any) -> None:
         spec = next(f for f in self.action(type_).fields if f.name == name)
@@ -407,7 +404,7 @@ class Declaration:
             expected = f"a list of {count} card codes of this game"
         elif isinstance(kind, Card):
             expected = "a card code of this game"
-        code = self._compiled[type_][0][name](value)
+        code = dict(self._compiled[type_][2])[name](value)
         raise IllegalAction(code, f"'{name}' must be {expected}", field=name)
 
     def default_action(self, legal: list[dict]) -> dict:
