@@ -379,7 +379,7 @@ class Declaration:
             key = next(k for k in action if k not in allowed)
             raise IllegalAction("unknown_field", f"'{type_}' takes no field '{key}'",
                                 field=key)
-        if not required.issubset(action):
+        if required and not required.issubset(action):
             name = min(required - action.keys())
             raise IllegalAction("missing_field", f"'{type_}' needs '{name}'", field=name)
         for name, check in fields:
