@@ -6,4 +6,12 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.backends.signals import connection_created
+
+        from config.metrics import install_sql_counter
+
         from . import checks  # noqa: F401 - registers the start-up check of the games
+
+        # Every SQL statement this process sends is counted (stapel_sql_statements_total).
+        connection_created.connect(install_sql_counter,
+                                   dispatch_uid="stapel-sql-statements")
