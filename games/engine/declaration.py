@@ -336,8 +336,8 @@ class Declaration:
         for action in self.actions:
             allowed = frozenset(["type", *(f.name for f in action.fields)])
             required = frozenset(f.name for f in action.fields if f.required)
-            fields = tuple((f.name, f.kind.compile(codes)) for f in action.fields)
-            self._compiled[action.type] = (allowed, required, fields)
+            checks = {f.name: f.kind.compile(codes) for f in action.fields}
+            self._compiled[action.type] = (allowed, required, checks)
 
     # --- reading -------------------------------------------------------------------------
     @property
@@ -373,7 +373,12 @@ class Declaration:
         if compiled is None:
             raise IllegalAction("unknown_action", f"unknown action type '{type_}'",
                                 field="type")
-        allowed, required, fields = compiled
+        allowed, required, checks = compiled
+        if len(action) == 1:  # the type alone: draw, pass, accept...
+            if required:
+                name = min(required)
+                raise IllegalAction("missing_field", f"'{type_}' needs '{name}'", field=name)
+            return
         # One C-level test each for the usual well-formed case; the loops only name culprits.
         if not allowed.issuperset(action):
             key = next(k for k in action if k not in allowed)
@@ -382,9 +387,9 @@ class Declaration:
         if required and not required.issubset(action):
             name = min(required - action.keys())
             raise IllegalAction("missing_field", f"'{type_}' needs '{name}'", field=name)
-        for name, check in fields:
-            if name in action and check(action[name]) is not None:
-                self._refuse(type_, name, action[name])
+        for name, value in action.items():
+            if name != "type" and checks[name](value) is not None:
+                self._refuse(type_, name, value)
 
     def _refuse(self, type_: str, name: str, value: Any) -> None:
         spec = next(f for f in self.action(type_).fields if f.name == name)
@@ -404,7 +409,7 @@ class Declaration:
             expected = f"a list of {count} card codes of this game"
         elif isinstance(kind, Card):
             expected = "a card code of this game"
-        code = dict(self._compiled[type_][2])[name](value)
+        code = self._compiled[type_][2][name](value)
         raise IllegalAction(code, f"'{name}' must be {expected}", field=name)
 
     def default_action(self, legal: list[dict]) -> dict:
