@@ -64,25 +64,20 @@ class Kind:
     type: str = "json"  # in the notation above, for the API and the docs
     doc: str = ""
 
-    def check(self, value: Any, cards: frozenset[str]) -> str | None:
-        """None when ``value`` fits; else the error code (``invalid_type``/``invalid_value``)."""
-        return None
-
     def example(self, cards: tuple[str, ...]) -> Any:
         return None
 
     def compile(self, cards: frozenset[str]) -> Callable[[Any], str | None]:
-        """``check`` as one plain function (it runs on every action of every game)."""
-        return lambda value: self.check(value, cards)
+        """The check of a value, as one plain function (it runs on every action of every
+        game): None when the value fits, else ``invalid_type`` or ``invalid_value``.
+        ``cards`` are the game's card codes."""
+        return lambda value: None
 
 
 @dataclass(frozen=True)
 class Flag(Kind):
     type: str = "bool"
     doc: str = "true or false"
-
-    def check(self, value, cards):
-        return None if value is True or value is False else "invalid_type"
 
     def example(self, cards):
         return True
@@ -96,14 +91,6 @@ class Int(Kind):
     type: str = "int"
     minimum: int | None = None
     maximum: int | None = None
-
-    def check(self, value, cards):
-        if type(value) is not int:
-            return "invalid_type"
-        if (self.minimum is not None and value < self.minimum) or (
-                self.maximum is not None and value > self.maximum):
-            return "invalid_value"
-        return None
 
     def example(self, cards):
         return self.minimum if self.minimum is not None else 0
@@ -145,12 +132,16 @@ class Seats(Kind):
     length: int | None = None
     doc: str = "seat numbers"
 
-    def check(self, value, cards):
-        if type(value) is not list or not all(type(v) is int for v in value):
-            return "invalid_type"
-        if (self.length is not None and len(value) != self.length) or any(v < 0 for v in value):
-            return "invalid_value"
-        return None
+    def compile(self, cards):
+        length = self.length
+
+        def check(v):
+            if type(v) is not list or not all(type(x) is int for x in v):
+                return "invalid_type"
+            if (length is not None and len(v) != length) or any(x < 0 for x in v):
+                return "invalid_value"
+            return None
+        return check
 
     def example(self, cards):
         return list(range(1, 1 + (self.length or 1)))
@@ -160,11 +151,6 @@ class Seats(Kind):
 class Choice(Kind):
     type: str = "str"
     choices: tuple[str, ...] = ()
-
-    def check(self, value, cards):
-        if type(value) is not str:
-            return "invalid_type"
-        return None if value in self.choices else "invalid_value"
 
     def example(self, cards):
         return self.choices[0]
@@ -180,11 +166,6 @@ class Card(Kind):
     type: str = "card"
     doc: str = "a card code"
 
-    def check(self, value, cards):
-        if type(value) is not str:
-            return "invalid_type"
-        return None if value in cards else "invalid_value"
-
     def example(self, cards):
         return cards[0]
 
@@ -199,17 +180,6 @@ class Cards(Kind):
     min_length: int = 1
     max_length: int | None = None
     doc: str = "card codes"
-
-    def check(self, value, cards):
-        if type(value) is not list or not all(type(c) is str for c in value):
-            return "invalid_type"
-        n = len(value)
-        if n < self.min_length or (self.max_length is not None and n > self.max_length):
-            return "invalid_value"
-        for c in value:
-            if c not in cards:
-                return "invalid_value"
-        return None
 
     def example(self, cards):
         return list(cards[:max(1, self.min_length)])
@@ -409,6 +379,9 @@ class Declaration:
             expected = f"a list of {count} card codes of this game"
         elif isinstance(kind, Card):
             expected = "a card code of this game"
+        elif isinstance(kind, Seats):
+            count = "" if kind.length is None else f"{kind.length} "
+            expected = f"a list of {count}seat numbers"
         code = self._compiled[type_][2][name](value)
         raise IllegalAction(code, f"'{name}' must be {expected}", field=name)
 
