@@ -196,6 +196,8 @@ STAPEL_LIVE_FAST_PATH = env_bool("LIVE_FAST_PATH", default=True)
 # Pub/sub channel prefix of the live fan-out (games/fanout.py); default: named after this
 # deployment's database and Redis database, so two stacks on one Redis never cross.
 STAPEL_LIVE_PREFIX = os.environ.get("LIVE_PREFIX", "")
+# Threads per process that run moves, each keeping its database connection (games/api/live.py).
+STAPEL_LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", 4) or 4)
 
 GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
 GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))

@@ -7,7 +7,8 @@ to the channels its sockets watch, and hands each message, decoded once, to ever
 listener of that channel. Compared with a channel-layer group per socket, a message crosses
 Redis once per node instead of once per socket, and nothing is queued per consumer.
 
-Delivery is at most once, as with the channel layer: a subscriber that misses a message sees
+The publishing process delivers to its own sockets directly (no trip through Redis and
+back); other processes get it from Redis. Delivery is at most once, as with the channel layer: a subscriber that misses a message sees
 a gap in ``seq`` and fills it from the log. Without ``REDIS_URL`` (the embedded default) the
 same interface works inside the process.
 
@@ -18,13 +19,14 @@ deployment's database and Redis database: two stacks on one Redis never hear eac
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
+import uuid
 import weakref
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+import orjson
 from django.conf import settings
 
 log = logging.getLogger("stapel.fanout")
@@ -45,8 +47,13 @@ def key(table_id: int, audience: str) -> str:
     return f"{prefix()}live.{table_id}.{audience}"
 
 
+# Each process hands its own publications to its local listeners at once, and skips them when
+# they come back from Redis (the payload starts with the publishing process's id).
+NODE = uuid.uuid4().hex.encode()
+
+
 def _encode(message: dict) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode()
+    return NODE + orjson.dumps(message)
 
 
 # --- publishing (from any thread) ----------------------------------------------------------
@@ -72,8 +79,8 @@ def publish(messages: list[tuple[str, dict]]) -> None:
     change is committed and clients fill the gap from the log)."""
     if not messages:
         return
+    _LOCAL.deliver(messages)
     if not settings.REDIS_URL:
-        _LOCAL.deliver(messages)
         return
     pipe = _redis().pipeline(transaction=False)
     for channel, message in messages:
@@ -139,9 +146,10 @@ class _Hub:
             if isinstance(channel, bytes):
                 channel = channel.decode()
             listeners = self.listeners.get(channel)
-            if not listeners:
-                continue
-            data = json.loads(message["data"])
+            payload = message["data"]
+            if not listeners or payload.startswith(NODE):
+                continue  # nobody here, or our own (already delivered by publish)
+            data = orjson.loads(payload[len(NODE):])
             for listener in tuple(listeners):
                 listener(data)
 
@@ -151,7 +159,8 @@ class _Hub:
 
 
 class _Local:
-    """Without Redis: every loop's hub of this process, reached from any thread."""
+    """Every loop's hub of this process, reached from any thread: publications of this
+    process go to them directly (with or without Redis)."""
 
     def __init__(self) -> None:
         self.hubs: weakref.WeakValueDictionary = weakref.WeakValueDictionary()

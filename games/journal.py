@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 
+import orjson
 from django.conf import settings
 from django.db import transaction
 from django.dispatch import Signal
@@ -97,8 +98,6 @@ def record_move(table: Table, *, expected_version: int, kind: str, events: list[
     new state and version, read without a lock (``selectors.move_snapshot``). None, with
     nothing written, where the table moved on since it was read (the caller judges again
     under the lock) or the idempotency key was taken meanwhile."""
-    import json
-
     from django.db import IntegrityError, connection
 
     tasks = _follow_ups(table, seats)
@@ -106,9 +105,9 @@ def record_move(table: Table, *, expected_version: int, kind: str, events: list[
     try:
         with connection.cursor() as cursor:
             cursor.execute(_MOVE_SQL, [
-                json.dumps(table.state), table.version, table.deadline, now, table.pk,
+                _json(table.state), table.version, table.deadline, now, table.pk,
                 expected_version, table.pk, kind, seat, getattr(player, "pk", None),
-                json.dumps(action), key, json.dumps(events), table.version, table.status, now])
+                _json(action), key, _json(events), table.version, table.status, now])
             row = cursor.fetchone()
     except IntegrityError:
         return None  # the same key from a concurrent request: the locked path replays it
@@ -121,6 +120,10 @@ def record_move(table: Table, *, expected_version: int, kind: str, events: list[
                           version=table.version, status=table.status, created_at=now)
     _on_commit(table, entry, seats, lobby=False, tasks=tasks)  # committed: runs at once
     return entry
+
+
+def _json(value) -> str:
+    return orjson.dumps(value).decode()
 
 
 def _follow_ups(table: Table, seats: dict[int, Seat]) -> list[tuple[str, int, int, float]]:

@@ -27,8 +27,9 @@ def view_for(table: Table, seat: int | None) -> dict | None:
         "seat": seat,
         "version": table.version,
         "data": engine.view(state, seat),
+        # Only an actor has legal actions: the others' lists are not worked out.
         "legal_actions": engine.legal_actions(state, seat) if seat is not None
-        and table.status == TableStatus.PLAYING else [],
+        and table.status == TableStatus.PLAYING and seat in engine.actors(state) else [],
         "deadline": table.deadline.isoformat() if table.deadline else None,
     }
 
@@ -51,7 +52,7 @@ def move_snapshot(table_id: int, key: str | None):
     """The table, its seats and the move already made under ``key`` (or None), in one
     round trip and without a lock: what a move needs to be judged and applied (PostgreSQL;
     the write that follows checks the version). None where there is no such table."""
-    import json
+    import orjson
 
     with connection.cursor() as cursor:
         cursor.execute(_SNAPSHOT_SQL, [key, table_id])
@@ -61,16 +62,16 @@ def move_snapshot(table_id: int, key: str | None):
     (pk, game, status, visibility, creator_id, state, version, last_seq, clock, seed,
      round_number, deadline, seats, prior) = row
     table = Table(id=pk, game=game, status=status, visibility=visibility,
-                  creator_id=creator_id, state=json.loads(state) if state else None,
+                  creator_id=creator_id, state=orjson.loads(state) if state else None,
                   version=version, last_seq=last_seq, turn_clock_seconds=clock, seed=seed,
                   round_number=round_number, deadline=deadline)
     by_position = {}
-    for s in json.loads(seats):
+    for s in orjson.loads(seats):
         left = s.pop("left")
         seat = Seat(table_id=pk, **s)
         seat.left_at = timezone.now() if left else None  # only whether, never when
         by_position[seat.position] = seat
-    return table, by_position, (json.loads(prior) if prior else None)
+    return table, by_position, (orjson.loads(prior) if prior else None)
 
 
 def table_get(table_id) -> Table:

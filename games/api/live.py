@@ -18,14 +18,18 @@ schema's own; a test compares both paths frame by frame.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
+import orjson
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import connection
 from graphql import (
     FieldNode,
     FragmentSpreadNode,
@@ -45,7 +49,7 @@ from graphql.language import Visitor, visit
 
 from accounts.errors import DomainError
 from config.api import UserError
-from config.validation import string_error
+from config.validation import bad_string, string_error
 from games import fanout, realtime, selectors, services
 from games.errors import GameError
 
@@ -155,6 +159,36 @@ async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[T
             last = seq
 
 
+# --- the database thread of a move --------------------------------------------------------------
+
+_DB_THREADS: ThreadPoolExecutor | None = None
+
+
+def _db_threads() -> ThreadPoolExecutor:
+    global _DB_THREADS
+    if _DB_THREADS is None:
+        _DB_THREADS = ThreadPoolExecutor(max_workers=settings.STAPEL_LIVE_DB_THREADS,
+                                         thread_name_prefix="stapel-move")
+    return _DB_THREADS
+
+
+def _in_thread(fn, kwargs):
+    try:
+        return fn(**kwargs)
+    except Exception:
+        connection.close_if_unusable_or_obsolete()  # a broken connection is not kept
+        raise
+
+
+async def in_db_thread(fn, /, **kwargs):
+    """Run the sync ``fn`` on one of a few threads that keep their database connection: a
+    move takes one hop there and back, without asgiref's per-call machinery or a pool
+    checkout (``database_sync_to_async`` costs several times more per call). Moves of
+    different tables run side by side, up to ``LIVE_DB_THREADS`` at once."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _db_threads(), partial(_in_thread, fn, kwargs))
+
+
 # --- compiled operations -------------------------------------------------------------------------
 
 LEAF, OBJECT = 0, 1
@@ -175,8 +209,8 @@ class Plan:
     def arguments(self, variables: dict | None) -> dict | None:
         """The root field's coerced arguments, or None where the variables are not valid
         (strawberry then answers with the schema's own errors)."""
-        if string_error(self.document, variables if isinstance(variables, dict) else None):
-            return None
+        if variables and bad_string(variables) is not None:
+            return None  # strawberry answers `invalid_input`, naming the field
         schema = _schema()
         values = get_variable_values(schema, self.operation.variable_definitions or (),
                                      variables or {})
@@ -188,8 +222,7 @@ class Plan:
             return None
 
     def frame_data(self, result) -> str:
-        return json.dumps({self.response_key: project(result, self.projection)},
-                          separators=(",", ":"), ensure_ascii=False)
+        return orjson.dumps({self.response_key: project(result, self.projection)}).decode()
 
 
 def _schema():
@@ -318,7 +351,7 @@ def plan_for(query: str, operation_name: str | None) -> Plan | None:
     except (GraphQLError, _Unsupported):
         return None
     schema = _schema()
-    if validate(schema, document):
+    if validate(schema, document) or string_error(document, None) is not None:
         return None
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     if operation_name is not None:
@@ -410,39 +443,54 @@ async def run_table_events(operation, plan: Plan, args: dict, player) -> bool:
     return True
 
 
-async def run_act(operation, plan: Plan, args: dict, player) -> bool:
-    """Serve a compiled ``act`` in one trip to the database thread."""
+async def act_payload(*, player, table_id, action, expected_version: int,
+                      idempotency_key: str | None):
+    """``act``'s answer (an ``ActPayload``) for an ``ActionInput``, the move made in one trip
+    to a database thread. Every transport's ``act`` comes here."""
+    from .actions import to_engine
+    from .schema import ActPayload
+
+    try:
+        result = await in_db_thread(
+            services.act, player=player, table_id=_id(table_id), action=to_engine(action),
+            expected_version=expected_version, idempotency_key=idempotency_key)
+    except DomainError as exc:
+        return ActPayload(errors=[UserError.of(exc)])
+    errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
+        "this idempotency key was used for another action: the answer is that action's"))
+    ] if result.key_reused else []
+    return ActPayload(version=result.version, seq=result.seq, replayed=result.replayed,
+                      errors=errors, _table_id=result.table_id, _player=player)
+
+
+async def compiled_act(plan: Plan, args: dict, player) -> str:
+    """A compiled ``act``: the frame data (``{"<key>": {...}}``) of its answer."""
     from strawberry.types.arguments import convert_argument
 
     from config.schema import schema
 
-    from .actions import ActionInput, to_engine
+    from .actions import ActionInput
 
-    action_input = convert_argument(args["action"], ActionInput,
-                                    schema.schema_converter.scalar_registry, schema.config)
-    try:
-        engine_action = to_engine(action_input)
-        result = await database_sync_to_async(services.act, thread_sensitive=False)(
-            player=player, table_id=_id(args["tableId"]), action=engine_action,
-            expected_version=args["expectedVersion"],
-            idempotency_key=args.get("idempotencyKey"))
-    except DomainError as exc:
-        payload = _act_payload(errors=[UserError.of(exc)])
-    else:
-        errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
-            "this idempotency key was used for another action: the answer is that action's"))
-        ] if result.key_reused else []
-        payload = _act_payload(version=result.version, seq=result.seq,
-                               replayed=result.replayed, errors=errors)
-    await _send_next(operation, plan.frame_data(payload))
+    action = convert_argument(args["action"], ActionInput,
+                              schema.schema_converter.scalar_registry, schema.config)
+    payload = await act_payload(player=player, table_id=args["tableId"], action=action,
+                                expected_version=args["expectedVersion"],
+                                idempotency_key=args.get("idempotencyKey"))
+    return plan.frame_data(payload)
+
+
+async def run_act(operation, plan: Plan, args: dict, player) -> bool:
+    await _send_next(operation, await compiled_act(plan, args, player))
     await operation.send_operation_message({"id": operation.id, "type": "complete"})
     return True
 
 
-def _act_payload(**fields):
-    from .schema import ActPayload
-
-    return ActPayload(**fields)
+def http_act_plan(query, operation_name) -> Plan | None:
+    """The compiled plan of an ``act`` sent over HTTP, or None (strawberry runs it)."""
+    if not isinstance(query, str) or not settings.STAPEL_LIVE_FAST_PATH:
+        return None
+    plan = plan_for(query, operation_name)
+    return plan if plan is not None and plan.root == "act" else None
 
 
 async def run(handler, operation) -> bool:

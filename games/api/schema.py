@@ -24,7 +24,7 @@ from games.errors import GameError
 from games.models import Table
 
 from . import live
-from .actions import ActionInput, camel_keys, to_engine
+from .actions import ActionInput, camel_keys
 from .types import (
     GameInfo,
     GameView,
@@ -274,17 +274,9 @@ class Mutation:
     async def act(self, info: Info, table_id: strawberry.ID, action: ActionInput,
                   expected_version: int, idempotency_key: str | None = None) -> ActPayload:
         player = require_viewer(info)
-        engine_action = to_engine(action)
-        # Not thread-sensitive: each move is its own transaction, so moves of different
-        # tables need not queue behind each other on one thread.
-        result = await database_sync_to_async(services.act, thread_sensitive=False)(
-            player=player, table_id=_id(table_id), action=engine_action,
-            expected_version=expected_version, idempotency_key=idempotency_key)
-        errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
-            "this idempotency key was used for another action: the answer is that action's"))
-        ] if result.key_reused else []
-        return ActPayload(version=result.version, seq=result.seq, replayed=result.replayed,
-                          errors=errors, _table_id=result.table_id, _player=player)
+        return await live.act_payload(player=player, table_id=table_id, action=action,
+                                      expected_version=expected_version,
+                                      idempotency_key=idempotency_key)
 
 
 @strawberry.type

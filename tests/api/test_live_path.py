@@ -168,6 +168,35 @@ async def test_act_answers_the_same_on_both_paths_for_moves_and_mistakes(players
     assert reused[0]["payload"]["data"]["move"]["errors"][0]["code"] == "idempotency_key_reused"
 
 
+def test_act_over_http_answers_the_same_on_both_paths(players, settings):
+    alice, bob = players
+    table_id = _setup(alice, bob)
+    table = Table.objects.get(pk=table_id)
+    engine = GAMES[table.game]
+    seat = engine.actors(table.state)[0]
+    mover, other = (alice, bob) if seat == 0 else (bob, alice)
+    from games.api.actions import to_api
+
+    action = to_api(engine.legal_actions(table.state, seat)[0])
+    asked = [(other, {"a": action, "v": table.version}),
+             (mover, {"a": action, "v": table.version + 3}),
+             (mover, {"a": {"draw": False}, "v": table.version}),
+             (mover, {"a": action, "v": "3"}),  # a variable of the wrong type: validation
+             (mover, {"a": {"nope": True}, "v": table.version})]
+    for who, variables in asked:
+        answers = []
+        for fast in (True, False):
+            settings.STAPEL_LIVE_FAST_PATH = fast
+            answers.append(who.raw(ACT, {"id": table_id, **variables}).json())
+        assert answers[0] == answers[1], variables
+    settings.STAPEL_LIVE_FAST_PATH = True
+    moved = mover.raw(ACT, {"id": table_id, "a": action, "v": table.version, "k": "h"}).json()
+    assert moved["data"]["move"]["version"] == table.version + 1
+    settings.STAPEL_LIVE_FAST_PATH = False
+    again = mover.raw(ACT, {"id": table_id, "a": action, "v": table.version, "k": "h"}).json()
+    assert again["data"]["move"] == {**moved["data"]["move"], "replayed": True}
+
+
 def test_documents_outside_the_hot_shape_are_left_to_strawberry():
     assert live.plan_for("subscription { lobbyEvents { tableId } }", None) is None
     assert live.plan_for(  # a resolver field (one more read) runs through strawberry
