@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run test install install-test migrate worker beat schema lint webclient-types typecheck-web
+.PHONY: run test install install-test migrate worker beat schema game-docs lint lint-imports webclient-types typecheck-web
 
 $(PY):
 	@test -n "$(PYTHON)" || { echo "Stapel needs Python >= 3.12 (none found)"; exit 1; }
@@ -46,8 +46,17 @@ beat: install
 schema: install
 	$(PY) manage.py export_schema
 
+# docs/games/<game>.md from each game's declaration (a test fails when they are stale).
+game-docs: install
+	$(PY) manage.py game_docs
+
 lint: install-test
 	$(PY) -m ruff check .
+	$(VENV)/bin/lint-imports
+
+# The import rules of pyproject.toml ([tool.importlinter]); CI runs them before the tests.
+lint-imports: install-test
+	$(VENV)/bin/lint-imports
 
 # The web client's types from schema.graphql, and its type check (needs node + npm).
 webclient-types: install

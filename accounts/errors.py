@@ -1,6 +1,15 @@
 """Expected failures of the accounts domain, with stable codes a frontend can switch on."""
 
 
+# Every code the accounts domain answers with (the ErrorCode enum of the API is built from
+# each domain's CODES; a test fails when a raised code is missing from them).
+CODES = (
+    "unauthenticated", "invalid_credentials", "invalid_username", "username_taken",
+    "invalid_password", "invalid_display_name", "invalid_token", "invalid_token_name",
+    "malformed_authorization", "token_expired", "banned", "inactive", "not_found",
+)
+
+
 class DomainError(Exception):
     """Base of every expected failure in Stapel's services: a code, a safe message, a field."""
 

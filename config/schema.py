@@ -127,6 +127,7 @@ Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, ModerationM
                                     TournamentsMutation, WebhooksMutation))
 Subscription = merge_types("Subscription", (GamesSubscription, TournamentsSubscription))
 
+
 class StapelSchema(strawberry.Schema):
     def process_errors(self, errors, execution_context=None) -> None:
         """Log unexpected errors only: a refused token or a typed domain error is an answer,
@@ -134,19 +135,26 @@ class StapelSchema(strawberry.Schema):
         super().process_errors([e for e in errors if not _expected(e)], execution_context)
 
 
-schema = StapelSchema(
-    query=Query,
-    mutation=Mutation,
-    subscription=Subscription,
-    config=StrawberryConfig(disable_field_suggestions=not settings.DEBUG),
-    extensions=[
-        QueryLimits,
-        lambda: MaxTokensLimiter(max_token_count=settings.GRAPHQL_MAX_TOKENS),
-        lambda: SafeParserCache(maxsize=512),
-        lambda: ValidationCache(maxsize=512),
-        # After the validation cache: these see valid documents only.
-        StringInputValidation,
-        QueryCostLimiter,
-        StapelMaskErrors,
-    ],
-)
+def build_schema() -> StapelSchema:
+    """The schema of the games registered now: each game's view type joins the ``GameView``
+    union when a schema is built (games/api/types.py). The server builds it once, below; a
+    test that registers a game of its own builds another."""
+    return StapelSchema(
+        query=Query,
+        mutation=Mutation,
+        subscription=Subscription,
+        config=StrawberryConfig(disable_field_suggestions=not settings.DEBUG),
+        extensions=[
+            QueryLimits,
+            lambda: MaxTokensLimiter(max_token_count=settings.GRAPHQL_MAX_TOKENS),
+            lambda: SafeParserCache(maxsize=512),
+            lambda: ValidationCache(maxsize=512),
+            # After the validation cache: these see valid documents only.
+            StringInputValidation,
+            QueryCostLimiter,
+            StapelMaskErrors,
+        ],
+    )
+
+
+schema = build_schema()

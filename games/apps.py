@@ -10,6 +10,8 @@ class GamesConfig(AppConfig):
 
         from config.metrics import install_sql_counter
 
+        from . import checks  # noqa: F401 - registers the start-up check of the games
+
         # Every SQL statement this process sends is counted (stapel_sql_statements_total).
         connection_created.connect(install_sql_counter,
                                    dispatch_uid="stapel-sql-statements")

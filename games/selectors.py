@@ -201,3 +201,24 @@ def table_state_at(table: Table, seq: int) -> dict | None:
             state, _ = engine.start_next_round(state)
             version = entry.version
     return state
+
+
+def game_options(game: str, options: dict | None) -> dict:
+    """Every house rule of ``game`` with its value. ``unknown_game`` (field ``game``) or the
+    engine's ``invalid_options``/``unknown_option`` (field: the rule's name)."""
+    from games.engine import GAMES, InvalidOptions
+
+    engine = GAMES.get(game)
+    if engine is None:
+        raise GameError("unknown_game", f"unknown game '{game}'", field="game")
+    try:
+        return engine.validate_options(options)
+    except InvalidOptions as exc:
+        raise GameError(exc.code, exc.message, field=exc.field) from None
+
+
+def bot_levels(game: str) -> list[str]:
+    """The bot levels a table of ``game`` may seat, weakest first."""
+    from games import bots
+
+    return list(bots.levels(game))

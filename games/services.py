@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from accounts.models import Player
 from config import metrics
-from games.bots import BOTS
+from games import bots as bot_registry
 from games.bots.search import SearchBot
 from games.engine import GAMES, IllegalAction, InvalidOptions
 
@@ -185,15 +185,16 @@ def table_join(*, player: Player, table_id=None, invite_code: str | None = None,
 
 
 @transaction.atomic
-def bot_add(*, player: Player, table_id, level: str = "heuristic",
+def bot_add(*, player: Player, table_id, level: str | None = None,
             position: int | None = None) -> Table:
     table = _lock(table_id, viewer=player)
     _require_creator(table, player)
     if table.status != TableStatus.OPEN:
         raise GameError("not_open", "bots are added before the start")
-    if level not in BOTS.get(table.game, {}):
-        raise GameError("invalid_bot_level",
-                        f"bot levels: {', '.join(sorted(BOTS.get(table.game, {})))}",
+    known = bot_registry.levels(table.game)
+    level = level or bot_registry.default_level(table.game)
+    if level not in known:
+        raise GameError("invalid_bot_level", f"bot levels: {', '.join(sorted(known))}",
                         field="level")
     seats = journal.seats_of(table)
     position = _free_position(table, seats, position)
@@ -211,7 +212,7 @@ def table_create_seated(*, creator: Player, game: str, options: dict | None,
     """A table with its players already seated in the given order (a tournament's round);
     ``bots`` more seats go to bots of ``bot_level``. Players that are bots play as bots.
     Started at once unless ``start`` is False; the system (not ``creator``) starts it."""
-    if bot_level not in BOTS.get(game, {}):
+    if bot_level not in bot_registry.levels(game):
         raise GameError("invalid_bot_level", f"no bot level '{bot_level}' for {game}",
                         field="botLevel")
     table = table_create(creator=creator, game=game, options=options,
@@ -477,8 +478,7 @@ def bot_turn(*, table_id: int, expected_version: int) -> bool:
         return False
     position = bots[0]
     seat = seats[position]
-    level = seat.bot_level or "heuristic"
-    policy = BOTS[table.game].get(level) or BOTS[table.game]["random"]
+    policy = bot_registry.bot_for(table.game, seat.bot_level)
     legal = engine.legal_actions(table.state, position)
     rng = random.Random(f"{table.seed}:{table.version}:{position}")
     view = engine.view(table.state, position)
@@ -493,23 +493,6 @@ def bot_turn(*, table_id: int, expected_version: int) -> bool:
     return True
 
 
-DEFAULT_ACTION_ORDER = ("accept", "pass", "take_pile", "draw", "take_reserve", "insert",
-                        "give_drawn", "choose_face_up", "choose_color", "give_to", "give",
-                        "peek", "swap", "reroll", "play_blind")
-
-
-def default_action(legal: list[dict]) -> dict:
-    """The safe move a seat gets when its clock runs out: the first of DEFAULT_ACTION_ORDER
-    that is legal, else the first legal action."""
-    by_type: dict[str, dict] = {}
-    for action in legal:
-        by_type.setdefault(action["type"], action)
-    for type_ in DEFAULT_ACTION_ORDER:
-        if type_ in by_type:
-            return by_type[type_]
-    return legal[0]
-
-
 @transaction.atomic
 def turn_timeout(*, table_id: int, expected_version: int) -> bool:
     table = _locked_at(table_id, expected_version)
@@ -522,7 +505,7 @@ def turn_timeout(*, table_id: int, expected_version: int) -> bool:
         return False
     position = late[0]
     seat = seats[position]
-    action = default_action(engine.legal_actions(table.state, position))
+    action = engine.declaration.default_action(engine.legal_actions(table.state, position))
     seat.missed_turns += 1
     seat.save(update_fields=["missed_turns"])
     _apply(table, position, action, kind=LogKind.TIMEOUT, seats=seats,

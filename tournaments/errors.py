@@ -10,6 +10,16 @@
 
 from accounts.errors import DomainError
 
+CODES = (
+    "not_found", "not_organiser", "registration_closed", "tournament_full",
+    "already_registered", "not_registered", "disqualified", "banned", "already_started",
+    "not_enough_players", "invalid_format", "invalid_table_size", "invalid_rounds",
+    "invalid_advance", "invalid_duration", "invalid_schedule", "invalid_turn_clock",
+    "invalid_bot_level", "invalid_name",
+    # webhooks
+    "invalid_url", "invalid_events", "too_many_endpoints",
+)
+
 
 class TournamentError(DomainError):
     code = "tournament_error"

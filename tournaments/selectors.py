@@ -15,6 +15,13 @@ from .models import (
     TournamentTable,
 )
 
+ORGANISER_PERMISSION = "tournaments.add_tournament"
+
+
+def is_organiser(player) -> bool:
+    return bool(player and player.is_active and (player.is_superuser
+                                                  or player.has_perm(ORGANISER_PERMISSION)))
+
 
 def tournament_get(tournament_id) -> Tournament:
     try:

@@ -21,8 +21,6 @@ from django.utils import timezone
 from accounts.models import Player
 from games import selectors as game_selectors
 from games import services as game_services
-from games.bots import BOTS
-from games.engine import InvalidOptions
 from games.errors import GameError
 
 from . import formats, realtime, webhooks
@@ -39,18 +37,13 @@ from .models import (
     TournamentStatus,
     TournamentTable,
 )
+from .selectors import is_organiser
 
-ORGANISER_PERMISSION = "tournaments.add_tournament"
 MAX_ROUNDS = 50
 DEFAULT_SWISS_ROUNDS = 3
 MAX_DURATION_MINUTES = 24 * 60
 OPEN_STATUSES = (TournamentStatus.SCHEDULED, TournamentStatus.REGISTRATION,
                  TournamentStatus.CLOSED)
-
-
-def is_organiser(player: Player | None) -> bool:
-    return bool(player and player.is_active and (player.is_superuser
-                                                  or player.has_perm(ORGANISER_PERMISSION)))
 
 
 def _lock(tournament_id) -> Tournament:
@@ -84,10 +77,10 @@ def tournament_create(*, organiser: Player, name: str, game: str, format: str,
     name = (name or "").strip()
     if not 1 <= len(name) <= 100:
         raise TournamentError("invalid_name", "a name of 1 to 100 characters", field="name")
-    engine = game_services.get_engine(game)
+    engine = game_services.get_engine(game)  # unknown_game
     try:
-        options = engine.validate_options(options)
-    except InvalidOptions as exc:
+        options = game_selectors.game_options(game, options)
+    except GameError as exc:
         raise TournamentError(exc.code, exc.message,
                               field=f"options.{exc.field}" if exc.field else "options") from None
     if format not in formats.FORMATS:
@@ -116,7 +109,7 @@ def tournament_create(*, organiser: Player, name: str, game: str, format: str,
         raise TournamentError("invalid_turn_clock", "tournament tables need a turn clock of "
                               f"5 to {game_services.MAX_TURN_CLOCK_SECONDS} seconds",
                               field="turnClockSeconds")
-    if bot_level not in BOTS.get(game, {}):
+    if bot_level not in game_selectors.bot_levels(game):
         raise TournamentError("invalid_bot_level", "unknown bot level", field="botLevel")
     times = [t for t in (registration_opens_at, registration_closes_at, starts_at) if t]
     if times != sorted(times):

@@ -48,6 +48,7 @@ from .models import (
     WebhookDelivery,
     WebhookEndpoint,
 )
+from .selectors import is_organiser
 
 log = logging.getLogger("stapel.webhooks")
 
@@ -201,7 +202,6 @@ def endpoint_create(*, owner: Player, url: str, tournament_id=None,
                     ) -> tuple[WebhookEndpoint, str]:
     """A new endpoint and its secret (shown this once). Organisers register for their own
     tournaments (one, or all of them); staff for any one tournament."""
-    from .services import is_organiser
 
     if not (owner.is_staff or is_organiser(owner)):
         raise TournamentError("not_organiser", "only organisers and staff register webhooks")

@@ -9,7 +9,7 @@ from strawberry.types import Info
 from accounts import services
 from accounts.errors import DomainError
 from config import ratelimit
-from config.api import UserError, require_viewer, viewer
+from config.api import UserError, payload, require_viewer, viewer
 
 from .types import ApiTokenType, MeType
 
@@ -52,6 +52,7 @@ class Query:
 @strawberry.type
 class Mutation:
     @strawberry.mutation(description="A guest player and its token; no password needed.")
+    @payload
     async def create_guest(self, info: Info, display_name: str) -> AuthPayload:
         address = ratelimit.info_address(info)
 
@@ -59,15 +60,13 @@ class Mutation:
             ratelimit.hit("create_guest", address)
             return services.guest_create(display_name=display_name)
 
-        try:
-            player, raw = await sync_to_async(run)()
-        except DomainError as exc:
-            return AuthPayload(errors=[UserError.of(exc)])
+        player, raw = await sync_to_async(run)()
         return AuthPayload(token=raw, me=MeType.of(player))
 
     @strawberry.mutation(description=(
         "Register with a password. Called with a guest's token, the guest becomes this "
         "registered player and keeps its history."))
+    @payload
     async def register(self, info: Info, username: str, password: str,
                        display_name: str) -> AuthPayload:
         address = ratelimit.info_address(info)
@@ -77,13 +76,11 @@ class Mutation:
             return services.player_register(username=username, password=password,
                                             display_name=display_name, guest=viewer(info))
 
-        try:
-            player, raw = await sync_to_async(run)()
-        except DomainError as exc:
-            return AuthPayload(errors=[UserError.of(exc)])
+        player, raw = await sync_to_async(run)()
         return AuthPayload(token=raw, me=MeType.of(player))
 
     @strawberry.mutation(description="A new token for a registered player.")
+    @payload
     async def login(self, info: Info, username: str, password: str) -> AuthPayload:
         address = ratelimit.info_address(info)
 
@@ -92,45 +89,36 @@ class Mutation:
                 lambda: services.player_login(username=username, password=password),
                 username=username, address=address)
 
-        try:
-            player, raw = await sync_to_async(run)()
-        except DomainError as exc:
-            return AuthPayload(errors=[UserError.of(exc)])
+        player, raw = await sync_to_async(run)()
         return AuthPayload(token=raw, me=MeType.of(player))
 
     @strawberry.mutation(description="A further named token, e.g. one per device or bot script.")
+    @payload
     async def create_api_token(self, info: Info, name: str) -> CreateApiTokenPayload:
-        try:
-            player = require_viewer(info)
-            token, raw = await sync_to_async(services.api_token_create)(player=player, name=name)
-        except DomainError as exc:
-            return CreateApiTokenPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
+        token, raw = await sync_to_async(services.api_token_create)(player=player, name=name)
         return CreateApiTokenPayload(token=raw, api_token=ApiTokenType.of(token))
 
     @strawberry.mutation(description=(
         "Change your password. Every other token of yours is revoked and its websockets are "
         "closed; the token of this request goes on working."))
+    @payload
     async def change_password(self, info: Info, current_password: str,
                               new_password: str) -> AuthPayload:
-        try:
-            player = require_viewer(info)
-            await sync_to_async(services.player_password_change)(
-                player=player, current_password=current_password, new_password=new_password,
-                keep=getattr(player, "auth_token", None))
-        except DomainError as exc:
-            return AuthPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
+        await sync_to_async(services.player_password_change)(
+            player=player, current_password=current_password, new_password=new_password,
+            keep=getattr(player, "auth_token", None))
         return AuthPayload(me=MeType.of(player))
 
     @strawberry.mutation(description="Revoke one of your tokens; it is refused from then on.")
+    @payload
     async def revoke_api_token(self, info: Info, id: strawberry.ID) -> RevokeApiTokenPayload:
+        player = require_viewer(info)
         try:
-            player = require_viewer(info)
-            try:
-                token_id = int(id)
-            except ValueError:
-                raise DomainError("not_found", "no such token", field="id") from None
-            token = await sync_to_async(services.api_token_revoke)(player=player,
-                                                                  token_id=token_id)
-        except DomainError as exc:
-            return RevokeApiTokenPayload(errors=[UserError.of(exc)])
+            token_id = int(id)
+        except ValueError:
+            raise DomainError("not_found", "no such token", field="id") from None
+        token = await sync_to_async(services.api_token_revoke)(player=player,
+                                                              token_id=token_id)
         return RevokeApiTokenPayload(api_token=ApiTokenType.of(token))

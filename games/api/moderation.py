@@ -16,9 +16,8 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from accounts.api.types import PlayerType
-from accounts.errors import DomainError
 from config import ratelimit
-from config.api import UserError, require_viewer
+from config.api import UserError, payload, require_viewer
 from games import chat, moderation
 from games.models import AuditLog, ChatMessage, Report
 
@@ -138,31 +137,27 @@ class Mutation:
         "Say something at a table: seated players, and spectators where the table allows it. "
         "1 to 500 characters; rate-limited (`rate_limited`); refused while you are muted "
         "(`muted`, the message says until when; see `me.mutedUntil`). Event data keys: `message_id`, `seat`, `player_id`, `display_name`, `text`."))
+    @payload
     async def send_chat_message(self, info: Info, table_id: strawberry.ID,
                                 text: str) -> SendChatMessagePayload:
-        try:
-            player = require_viewer(info)
+        player = require_viewer(info)
 
-            def run():
-                message = chat.chat_message_send(player=player, table_id=table_id, text=text)
-                return ChatMessageType.of(message)
+        def run():
+            message = chat.chat_message_send(player=player, table_id=table_id, text=text)
+            return ChatMessageType.of(message)
 
-            return SendChatMessagePayload(message=await database_sync_to_async(run)())
-        except DomainError as exc:
-            return SendChatMessagePayload(errors=[UserError.of(exc)])
+        return SendChatMessagePayload(message=await database_sync_to_async(run)())
 
     @strawberry.mutation(description=(
         "Report a player to the moderators, optionally at a table or for a chat message "
         "of theirs."))
+    @payload
     async def report_player(self, info: Info, player_id: strawberry.ID, reason: str,
                             table_id: strawberry.ID | None = None,
                             message_id: strawberry.ID | None = None) -> ReportPlayerPayload:
-        try:
-            player = require_viewer(info)
-            report = await database_sync_to_async(ratelimit.counted)(
-                "report", player.pk, call=lambda: moderation.report_create(
-                    reporter=player, player_id=player_id, reason=reason, table_id=table_id,
-                    message_id=message_id))
-        except DomainError as exc:
-            return ReportPlayerPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
+        report = await database_sync_to_async(ratelimit.counted)(
+            "report", player.pk, call=lambda: moderation.report_create(
+                reporter=player, player_id=player_id, reason=reason, table_id=table_id,
+                message_id=message_id))
         return ReportPlayerPayload(report=ReportType.of(report))

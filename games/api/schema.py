@@ -15,18 +15,16 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from accounts.api.types import PlayerType
-from accounts.errors import DomainError
 from config import ratelimit
-from config.api import UserError, require_viewer, viewer
+from config.api import UserError, payload, require_viewer, viewer
 from config.reads import api_read
 from games import moderation, realtime, selectors, services
-from games.bots import BOTS
 from games.engine import GAMES
 from games.errors import GameError
 from games.models import Table
 
 from . import live
-from .actions import ActionInput
+from .actions import ActionInput, camel_keys
 from .types import (
     GameInfo,
     GameView,
@@ -78,7 +76,7 @@ class TableType:
             turn_clock_seconds=table.turn_clock_seconds, allow_spectators=table.allow_spectators,
             spectators_may_chat=table.spectators_may_chat,
             created_at=table.created_at, started_at=table.started_at,
-            finished_at=table.finished_at, result=table.result,
+            finished_at=table.finished_at, result=camel_keys(table.result),
             creator=PlayerType.of(table.creator),
             seats=[SeatType(position=s.position, player=PlayerType.of(s.player), is_bot=s.is_bot,
                             bot_level=s.bot_level or None, taken_over_by_bot=s.taken_over_by_bot)
@@ -158,17 +156,15 @@ class LobbyUpdate:
     status: TableStatusEnum
 
 
+@payload
 async def _table_payload(info: Info, fn, **kwargs) -> TablePayload:
-    try:
-        player = require_viewer(info)
+    player = require_viewer(info)
 
-        def run():
-            table = fn(player=player, **kwargs)
-            return TableType.of(selectors.table_get(table.pk), player)
+    def run():
+        table = fn(player=player, **kwargs)
+        return TableType.of(selectors.table_get(table.pk), player)
 
-        return TablePayload(table=await database_sync_to_async(run)())
-    except DomainError as exc:
-        return TablePayload(errors=[UserError.of(exc)])
+    return TablePayload(table=await database_sync_to_async(run)())
 
 
 _id = live._id
@@ -178,10 +174,7 @@ _id = live._id
 class Query:
     @strawberry.field(description="Every game: player counts, house rules and bot levels.")
     def games(self) -> list[GameInfo]:
-        return [GameInfo.of(game_id, sorted(BOTS.get(game_id, {})),
-                            {level: bot.description
-                             for level, bot in BOTS.get(game_id, {}).items()})
-                for game_id in GAMES]
+        return [GameInfo.of(game_id) for game_id in GAMES]
 
     @strawberry.field(description="The lobby: public tables, newest first (open by default).")
     async def tables(self, game: str | None = None, status: TableStatusEnum | None = None,
@@ -259,8 +252,9 @@ class Mutation:
             info, lambda player: moderation.table_abort_by(actor=player, table_id=_id(table_id),
                                                            reason=reason))
 
-    @strawberry.mutation(description="The creator seats a bot before the start.")
-    async def add_bot(self, info: Info, table_id: strawberry.ID, level: str = "heuristic",
+    @strawberry.mutation(description="The creator seats a bot before the start. `level` is "
+                                     "one of the game's `botLevels` (none: its default).")
+    async def add_bot(self, info: Info, table_id: strawberry.ID, level: str | None = None,
                       seat: int | None = None) -> TablePayload:
         return await _table_payload(
             info, lambda player: services.bot_add(player=player, table_id=_id(table_id),
@@ -276,12 +270,10 @@ class Mutation:
         "Make a move. `expectedVersion` is the table version you saw (a move made against an "
         "older one is refused as `stale_version`); the same `idempotencyKey` applies once and "
         "answers the same."))
+    @payload
     async def act(self, info: Info, table_id: strawberry.ID, action: ActionInput,
                   expected_version: int, idempotency_key: str | None = None) -> ActPayload:
-        try:
-            player = require_viewer(info)
-        except DomainError as exc:
-            return ActPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
         return await live.act_payload(player=player, table_id=table_id, action=action,
                                       expected_version=expected_version,
                                       idempotency_key=idempotency_key)

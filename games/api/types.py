@@ -1,102 +1,109 @@
 """GraphQL types of tables, seats, events and each game's view.
 
 Each game's view is its own type (``KatoView``...) behind the ``GameView`` union, built from
-the field list in ``VIEW_FIELDS``: the keys RULES.md promises, typed, plus ``raw`` with the
-whole view as JSON for anything a frontend wants beyond them.
+the view fields its declaration lists (games/engine/declaration.py), typed, plus ``raw`` with
+the whole view as JSON. The union's members are read from the engine registry when a schema
+is built, so a registered game gets its view type without an edit here.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any, Union
+from typing import Any
 
 import strawberry
+from strawberry.annotation import StrawberryAnnotation
 from strawberry.scalars import JSON
+from strawberry.types.union import StrawberryUnion
 
 from accounts.api.types import PlayerType
+from games import bots as bot_registry
 from games.engine import GAMES
+from games.engine.declaration import Declaration
 
-from .actions import to_api
+from .actions import camel_keys, to_api
 
-# Per game: view key -> Python type of its GraphQL field (snake_case; the schema camelCases).
-VIEW_FIELDS: dict[str, dict[str, Any]] = {
-    "kato": {
-        "top": str | None, "color": str | None, "direction": int, "phase": str,
-        "turn": int | None, "pending_draw": int, "pending_kind": str | None,
-        "challengeable": bool, "challenge_color": str | None, "drawn": str | None,
-        "kato_window": int | None, "shown_hand": JSON | None, "draw_count": int,
-        "discard_count": int, "players": int, "dealer": int, "round": int,
-        "scores": list[int], "last_result": JSON | None, "over": bool,
-    },
-    "krass_kariert": {
-        "top": JSON | None, "chips": list[int], "reserves": list[list[str]], "phase": str,
-        "players": int, "deal": int, "leader": int | None, "trick": JSON,
-        "to_act": list[int], "last_trick": JSON, "drawn": list[str] | None,
-        "drawer": int | None, "drawn_waiting": int, "draws_left": int,
-        "draw_pile_count": int, "discard_pile_count": int, "hand_size": int,
-        "last_loser": int | None, "round_result": JSON | None, "result": JSON | None,
-    },
-    "karma": {
-        "top": str | None, "pile": list[str], "table_up": list[list[str]],
-        "table_down_counts": list[int], "table_down_positions": JSON,
-        "own_table_down": list[str] | None, "chosen": list[bool],
-        "face_up_choice": list[str] | None, "draw_count": int, "phase": str,
-        "players": int, "turn": int | None, "pending": str | None, "out_count": int,
-        "finished": JSON, "loser": int | None, "cards_left": list[int],
-        "result": JSON | None,
-    },
-    "aetsch": {
-        "top": str | None, "suit": str | None, "direction": int, "phase": str,
-        "players": int, "turn": int | None, "pending_two": int, "two_target": int | None,
-        "to_give_count": int, "give_to": JSON | None, "drawn_card": str | None,
-        "last_roll": JSON | None, "peeked": JSON | None, "draw_count": int,
-        "discard_count": int, "dealer": int, "round": int, "rounds": int,
-        "round_results": JSON, "placing_sums": list[int], "winner": int | None,
-    },
+# Fields every view type has from the API itself (or typed the same in every game).
+_API_FIELDS: dict[str, Any] = {
+    "game": str, "seat": int | None, "version": int, "deadline": datetime | None,
+    "legal_actions": list[JSON], "hand": list[str] | None, "hand_counts": list[int],
+    "actors": list[int],
 }
-VIEW_NAMES = {"kato": "KatoView", "krass_kariert": "KrassKariertView", "karma": "KarmaView",
-              "aetsch": "AetschView"}
+_SCALARS: dict[str, Any] = {"int": int, "seat": int, "str": str, "card": str, "bool": bool,
+                            "json": JSON}
 
 
-def _build_view_type(game_id: str):
-    annotations: dict[str, Any] = {
-        "game": str,
-        "seat": int | None,
-        "version": int,
-        "deadline": datetime | None,
-        "legal_actions": list[JSON],
-        "hand": list[str] | None,
-        "hand_counts": list[int],
-        "actors": list[int],
-    }
-    annotations.update(VIEW_FIELDS[game_id])
+def python_type(notation: str) -> Any:
+    """The Python (strawberry) type of a declared field type: ``[card]?`` -> list[str] | None."""
+    optional = notation.endswith("?")
+    core = notation.rstrip("?")
+    depth = len(re.match(r"^\[*", core).group(0))
+    type_: Any = _SCALARS[core.strip("[]")]
+    for _ in range(depth):
+        type_ = list[type_]
+    return type_ | None if optional else type_
+
+
+def view_type_name(game_id: str) -> str:
+    return "".join(part.capitalize() for part in game_id.split("_")) + "View"
+
+
+_VIEW_TYPES: dict[str, tuple[Declaration, type]] = {}
+
+
+def view_type(game_id: str) -> type:
+    """The strawberry type of a game's view, made once per declaration."""
+    decl = GAMES[game_id].declaration
+    known = _VIEW_TYPES.get(game_id)
+    if known is not None and known[0] is decl:
+        return known[1]
+    annotations: dict[str, Any] = dict(_API_FIELDS)
+    for field in decl.view:
+        if field.name not in _API_FIELDS:
+            annotations[field.name] = python_type(field.type)
     annotations["raw"] = JSON
     namespace = {"__annotations__": annotations,
-                 "__doc__": f"What one seat (or a spectator) sees of a {game_id} match. "
-                            "`legalActions` entries can be sent to `act` as they are."}
-    return strawberry.type(type(VIEW_NAMES[game_id], (), namespace))
+                 "__doc__": f"What one seat (or a spectator) sees of a {decl.name} match "
+                            f"(docs/games/{game_id}.md). `legalActions` entries can be sent to "
+                            "`act` as they are."}
+    made = strawberry.type(type(view_type_name(game_id), (), namespace))
+    _VIEW_TYPES[game_id] = (decl, made)
+    return made
 
 
-VIEW_TYPES = {game_id: _build_view_type(game_id) for game_id in VIEW_FIELDS}
-GameView = Annotated[Union[tuple(VIEW_TYPES.values())],  # noqa: UP007
-                     strawberry.union("GameView")]
+class _RegisteredViews(StrawberryUnion):
+    """The ``GameView`` union: one member per registered game, read when a schema is built."""
+
+    @property
+    def type_annotations(self) -> tuple[StrawberryAnnotation, ...]:
+        return tuple(StrawberryAnnotation(view_type(game_id)) for game_id in GAMES)
+
+    @type_annotations.setter
+    def type_annotations(self, value) -> None:
+        pass
+
+
+GameView = _RegisteredViews(name="GameView", description="One game's view of a match.")
 
 
 def game_view(payload: dict | None):
     """The typed view of a service's ``view_for`` payload."""
-    if payload is None or payload["game"] not in VIEW_TYPES:
+    if payload is None or payload["game"] not in GAMES:
         return None
     data = payload["data"]
-    fields = VIEW_FIELDS[payload["game"]]
+    decl = GAMES[payload["game"]].declaration
     deadline = payload.get("deadline")
-    return VIEW_TYPES[payload["game"]](
+    return view_type(payload["game"])(
         game=payload["game"], seat=payload["seat"], version=payload["version"],
         deadline=datetime.fromisoformat(deadline) if isinstance(deadline, str) else deadline,
         legal_actions=[to_api(a) for a in payload["legal_actions"]],
         hand=data.get("hand"), hand_counts=data.get("hand_counts", []),
         actors=data.get("actors", []),
-        **{key: data.get(key) for key in fields}, raw=data)
+        **{f.name: camel_keys(data.get(f.name)) if "json" in f.type else data.get(f.name)
+           for f in decl.view if f.name not in _API_FIELDS},
+        raw=data)
 
 
 @strawberry.enum
@@ -113,7 +120,9 @@ class VisibilityEnum(Enum):
     PRIVATE = "private"
 
 
-@strawberry.type(description="One thing that happened; `data` holds its fields (RULES.md names).")
+@strawberry.type(description=(
+    "One thing that happened; `data` holds its fields, camelCased like the schema (each "
+    "game's events and who sees them: docs/games/<game>.md)."))
 class GameEvent:
     type: str
     data: JSON
@@ -138,8 +147,9 @@ class TableUpdate:
            events: list[dict], view_payload: dict | None) -> TableUpdate:
         return cls(table_id=strawberry.ID(str(table_id)), seq=seq, kind=kind, version=version,
                    status=TableStatusEnum(status),
-                   events=[GameEvent(type=e["type"], data={k: v for k, v in e.items()
-                                                            if k != "type"}) for e in events],
+                   events=[GameEvent(type=e["type"],
+                                     data=camel_keys({k: v for k, v in e.items() if k != "type"}))
+                           for e in events],
                    view=game_view(view_payload))
 
 
@@ -182,15 +192,15 @@ class GameInfo:
         description="The bot levels with a short description, weakest first.")
 
     @classmethod
-    def of(cls, game_id: str, bot_levels: list[str],
-           descriptions: dict[str, str] | None = None) -> GameInfo:
+    def of(cls, game_id: str) -> GameInfo:
         engine = GAMES[game_id]
+        levels = bot_registry.levels(game_id)
         return cls(id=engine.id, name=engine.name, min_players=engine.min_players,
                    max_players=engine.max_players,
                    options=[OptionSpec(**spec) for spec in engine.describe_options()],
-                   bot_levels=bot_levels,
-                   bot_level_info=[BotLevel(id=level, description=text)
-                                   for level, text in (descriptions or {}).items()])
+                   bot_levels=sorted(levels),
+                   bot_level_info=[BotLevel(id=level, description=bot.description)
+                                   for level, bot in levels.items()])
 
 
 @strawberry.type

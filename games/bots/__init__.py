@@ -1,42 +1,76 @@
 """Bot policies over the rules engines. Pure Python, no Django.
 
-A bot sees exactly what a person in its seat sees: the seat's ``view`` and its legal actions.
-It never reads the game state, so it cannot cheat with hidden cards. ``BOTS`` maps a game id
-to its levels (``{"random": RandomBot(), "heuristic": ..., "strong": ...}``); ``strong`` is the
-information-set search of ``search.py`` over the heuristic.
+This module is the registry of each game's declared bot levels (``GameBots`` in base.py,
+declared at the end of each game's bot module): ``levels(game_id)`` gives
+``{"random": RandomBot(), "heuristic": ..., "strong": ...}`` weakest first, and
+``bot_for(game_id, level)`` the bot that plays a seat. ``strong`` is the information-set search
+of ``search.py`` over the heuristic.
 """
 
 from __future__ import annotations
 
-import random
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+from . import aetsch, karma, kato, krass_kariert
+from .base import Bot, GameBots, RandomBot
+
+_BUILT_IN: tuple[GameBots, ...] = (kato.BOTS, krass_kariert.BOTS, karma.BOTS, aetsch.BOTS)
+
+REGISTRY: dict[str, GameBots] = {bots.game: bots for bots in _BUILT_IN}
 
 
-class Bot:
-    level: str = "random"
-    description: str = ""  # one line for players choosing an opponent (the `games` query)
+class _Levels(Mapping):
+    """``BOTS[game_id][level]``: a read-only view of the registry, for scripts and tests."""
 
-    def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
-        raise NotImplementedError
+    def __getitem__(self, game_id: str) -> dict[str, Bot]:
+        return REGISTRY[game_id].by_level
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(REGISTRY)
 
-class RandomBot(Bot):
-    """Picks uniformly among the legal actions; the baseline every other bot must beat."""
-
-    level = "random"
-    description = "picks any legal move at random"
-
-    def choose(self, view: dict, legal_actions: list[dict], rng: random.Random) -> dict:
-        return rng.choice(legal_actions)
+    def __len__(self) -> int:
+        return len(REGISTRY)
 
 
-BOTS: dict[str, dict[str, Bot]] = {}
+BOTS: Mapping[str, dict[str, Bot]] = _Levels()
 
 
-def register(game_id: str, *bots: Bot) -> None:
-    BOTS.setdefault(game_id, {})
-    for bot in bots:
-        BOTS[game_id][bot.level] = bot
+def levels(game_id: str) -> dict[str, Bot]:
+    """The declared levels of a game, weakest first (empty for an unknown game)."""
+    bots = REGISTRY.get(game_id)
+    return bots.by_level if bots else {}
 
 
-# One import per game; each module registers itself.
-from . import aetsch, karma, kato, krass_kariert  # noqa: E402,F401
+def bot_for(game_id: str, level: str | None) -> Bot:
+    """The bot that plays ``level`` (None: the game's default level; a level that no longer
+    exists: its fallback)."""
+    return REGISTRY[game_id].bot(level)
+
+
+def default_level(game_id: str) -> str:
+    return REGISTRY[game_id].default
+
+
+def register(bots: GameBots) -> GameBots:
+    if bots.game in REGISTRY and REGISTRY[bots.game] is not bots:
+        raise ValueError(f"bots of game '{bots.game}' are already registered")
+    REGISTRY[bots.game] = bots
+    return bots
+
+
+def unregister(game_id: str) -> None:
+    REGISTRY.pop(game_id, None)
+
+
+@contextmanager
+def registered(bots: GameBots):
+    register(bots)
+    try:
+        yield bots
+    finally:
+        unregister(bots.game)
+
+
+__all__ = ["BOTS", "REGISTRY", "Bot", "GameBots", "RandomBot", "bot_for", "default_level", "levels",
+           "register", "registered", "unregister"]

@@ -13,7 +13,7 @@ from collections import Counter
 
 from games.engine.aetsch import AETSCH
 
-from . import BOTS, Bot, RandomBot, register
+from .base import Bot, GameBots, RandomBot
 from .search import InfoSet, SearchBot, take, unseen
 
 SUITS = ("clubs", "spades", "hearts", "diamonds")
@@ -144,7 +144,6 @@ class HeuristicBot(Bot):
         return {"type": "swap", "seats": sorted([leader, most])}
 
 
-register("aetsch", AetschRandomBot(), HeuristicBot())
 
 
 def determinize(info: InfoSet, rng: random.Random) -> dict:
@@ -200,5 +199,9 @@ def expand(view: dict, legal: list) -> list:
     return [{**a, "call": True} if a["type"] == "play" else a for a in legal]
 
 
-register("aetsch", SearchBot(AETSCH, BOTS["aetsch"]["heuristic"], determinize, cards_left,
-                             expand=expand))
+_HEURISTIC = HeuristicBot()
+BOTS = GameBots("aetsch", (
+    AetschRandomBot(),
+    _HEURISTIC,
+    SearchBot(AETSCH, _HEURISTIC, determinize, cards_left, expand=expand),
+))

@@ -19,7 +19,7 @@ from games.engine.karma import (
     VALUE,
 )
 
-from . import BOTS, Bot, RandomBot, register
+from .base import Bot, GameBots, RandomBot
 from .search import CannotSearch, InfoSet, SearchBot, take, unseen
 
 # The pile is small enough to take rather than spend a Karma card on it.
@@ -111,7 +111,6 @@ class HeuristicBot(Bot):
         return min(actions, key=closeness)
 
 
-register("karma", RandomBot(), HeuristicBot())
 
 
 def determinize(info: InfoSet, rng: random.Random) -> dict:
@@ -165,5 +164,9 @@ def searchable(info: InfoSet) -> bool:
     return info.view["phase"] == "play"
 
 
-register("karma", SearchBot(KARMA, BOTS["karma"]["heuristic"], determinize, cards_left,
-                            searchable=searchable))
+_HEURISTIC = HeuristicBot()
+BOTS = GameBots("karma", (
+    RandomBot(),
+    _HEURISTIC,
+    SearchBot(KARMA, _HEURISTIC, determinize, cards_left, searchable=searchable),
+))

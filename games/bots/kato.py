@@ -13,7 +13,7 @@ import random
 
 from games.engine.kato import COLOR, COLORS, IS_WILD, KATO, POINTS, RANK
 
-from . import BOTS, Bot, RandomBot, register
+from .base import Bot, GameBots, RandomBot
 from .search import (
     CannotSearch,
     InfoSet,
@@ -213,7 +213,6 @@ def cards_left(state: dict) -> list:
     return [len(h) for h in state["hands"]]
 
 
-register("kato", RandomBot(), HeuristicBot())
 def reward(placings: list, seat: int) -> float:
     """Winning the round is what scores (the winner collects); the placing of the others only
     orders how many points they hand over."""
@@ -227,5 +226,10 @@ def expand(view: dict, legal: list) -> list:
     return [HeuristicBot._with_call(a, hand) if a["type"] == "play" else a for a in legal]
 
 
-register("kato", SearchBot(KATO, BOTS["kato"]["heuristic"], determinize, cards_left,
-                           reward=reward, expand=expand, depth=30, cutoff=lead_reward))
+_HEURISTIC = HeuristicBot()
+BOTS = GameBots("kato", (
+    RandomBot(),
+    _HEURISTIC,
+    SearchBot(KATO, _HEURISTIC, determinize, cards_left, reward=reward, expand=expand,
+              depth=30, cutoff=lead_reward),
+))

@@ -16,7 +16,7 @@ from functools import cache
 
 from games.engine.krass_kariert import KRASS_KARIERT, best_strength
 
-from . import BOTS, Bot, RandomBot, register
+from .base import Bot, GameBots, RandomBot
 from .search import InfoSet, SearchBot, take, unseen
 
 # How much holding a card is worth beyond its place in the plan (it gets us out of trouble).
@@ -98,7 +98,6 @@ class HeuristicBot(Bot):
         return score
 
 
-register("krass_kariert", RandomBot(), HeuristicBot())
 
 
 def determinize(info: InfoSet, rng: random.Random) -> dict:
@@ -153,5 +152,9 @@ def cards_left(state: dict) -> list:
     return [len(h) for h in state["hands"]]
 
 
-register("krass_kariert", SearchBot(KRASS_KARIERT, BOTS["krass_kariert"]["heuristic"],
-                                    determinize, cards_left))
+_HEURISTIC = HeuristicBot()
+BOTS = GameBots("krass_kariert", (
+    RandomBot(),
+    _HEURISTIC,
+    SearchBot(KRASS_KARIERT, _HEURISTIC, determinize, cards_left),
+))

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import Bot
+from .base import Bot
 
 DEFAULT_ITERATIONS = 300
 DEFAULT_TIME_MS = 400
@@ -221,6 +221,6 @@ class SearchBot(Bot):
 
 def strong_bot(game_id: str) -> SearchBot:
     """The registered `strong` bot of a game."""
-    from . import BOTS
+    from . import bot_for
 
-    return BOTS[game_id]["strong"]
+    return bot_for(game_id, "strong")

@@ -15,7 +15,7 @@ from collections import defaultdict
 
 from games.engine import GAMES
 
-from . import BOTS
+from . import levels as bot_levels
 
 
 def lineup_for(levels: list[str], match_index: int) -> list[str]:
@@ -30,7 +30,7 @@ def play_match(game_id: str, levels: list[str], seed: int, options: dict | None 
     """One match; ``levels[i]`` plays seat i. ``budget`` (``iterations``, ``time_ms``) goes
     to search bots. Returns placings, scores, moves, seconds and per-move search times."""
     engine = GAMES[game_id]
-    bots = [BOTS[game_id][level] for level in levels]
+    bots = [bot_levels(game_id)[level] for level in levels]
     rng = random.Random(seed)
     state = engine.new_game(len(levels), seed, options)
     moves = 0

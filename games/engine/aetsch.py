@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from . import cards, register, rng
+from . import cards, rng
+from . import declaration as d
 from .base import Game
 from .cards import event
 from .errors import IllegalAction
@@ -24,7 +25,6 @@ JOKER = "joker"
 FULL_DECK = [f"{suit}-{rank}" for _ in range(2) for suit in SUITS for rank in RANKS] + [JOKER] * 6
 SUIT_OF = {f"{s}-{r}": s for s in SUITS for r in RANKS}
 RANK_OF = {f"{s}-{r}": r for s in SUITS for r in RANKS}
-CARD_CODES = frozenset(FULL_DECK)
 
 # Phases of a round. In every phase but the last two exactly one seat (``turn``) acts.
 PLAY = "play"              # play a fitting card or draw
@@ -52,13 +52,6 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_fields(action: dict, allowed: tuple[str, ...]) -> None:
-    # None is tolerated for an absent optional field (API inputs often send nulls).
-    for key, value in action.items():
-        if key != "type" and key not in allowed and value is not None:
-            raise IllegalAction("invalid_field", f"'{action['type']}' takes no field '{key}'")
-
-
 def _is_wild(card: str) -> bool:
     return card == JOKER or RANK_OF[card] == "J"
 
@@ -67,20 +60,161 @@ def _unique(hand: list) -> list:
     return list(dict.fromkeys(hand))
 
 
-class Aetsch(Game):
-    id = "aetsch"
-    name = "Ätsch, Ätsch"
-    min_players = 2
-    max_players = 6
-    OPTIONS = (
+_SEAT = d.EventField("seat", "seat", "the seat it is about")
+_RESULT = d.EventField("result", "json", "{round, winner, placings, scores}")
+
+DECLARATION = d.Declaration(
+    id="aetsch", name="Ätsch, Ätsch", names={"en": "Ätsch, Ätsch", "de": "Ätsch, Ätsch"},
+    summary="A Mau-Mau variant with a die: follow suit or rank, every special card does "
+            "something, and going out needs the right call.",
+    min_players=2, max_players=6,
+    options=(
         IntOption("hand_size", 8, "cards dealt to each player", minimum=3, maximum=10),
         BoolOption("play_drawn", True, "a drawn card that fits may be played at once"),
         BoolOption("jack_on_jack", False, "a J may be played on a J"),
         IntOption("rounds", 1, "rounds in a match; summed placings rank the match",
                   minimum=1, maximum=100),
-    )
-    ACTION_TYPES = frozenset({"play", "draw", "pass", "give_drawn", "peek", "give", "swap",
-                              "reroll"})
+    ),
+    cards=(
+        d.CardGroup("two French packs: suit-rank, suits clubs spades hearts diamonds, ranks "
+                    "2..10 J Q K A. Specials: 2 (next draws 2 or pushes back), 5 (draw 5 and "
+                    "hand them out), 7 (skip), 10 (peek at a hand), J (wish a suit), K (give a "
+                    "card to the next player), A (reverse)",
+                    tuple(f"{s}-{r}" for s in SUITS for r in RANKS)),
+        d.CardGroup("six jokers: wish a suit and roll the die", (JOKER,)),
+    ),
+    actions=(
+        d.Action("play", "Play a card of the suit in force or the top card's rank (a J or "
+                 "joker on anything; only a 2 against a pending 2). Add `call: true` when it "
+                 "leaves you one card or none.",
+                 (d.Field("card", d.Card(), "the card, from your hand"),
+                  d.Field("suit", d.Choice(choices=SUITS), "the wished suit (J and joker "
+                          "only)", False),
+                  d.Field("call", d.Flag(), "Ätsch! (one card left) or Ätsch, Ätsch! (none)",
+                          False)),
+                 example={"type": "play", "card": "hearts-7"}),
+        d.Action("draw", "Draw a card, or the whole pending total of 2s."),
+        d.Action("pass", "Keep the card you just drew."),
+        d.Action("give_drawn", "Give the next of the cards a 5 made you draw.",
+                 (d.Field("to", d.Seat(), "another player"),)),
+        d.Action("peek", "Look at another player's hand after your 10.",
+                 (d.Field("seat", d.Seat(), "whose hand"),)),
+        d.Action("give", "Give one of your cards to the next player after your K.",
+                 (d.Field("card", d.Card(), "a card of your hand"),)),
+        d.Action("swap", "After rolling a 3: two players swap hands.",
+                 (d.Field("seats", d.Seats(length=2), "the two seats"),),
+                 example={"type": "swap", "seats": [1, 2]}),
+        d.Action("reroll", "With two players, roll again instead of swapping."),
+    ),
+    view=(
+        d.ViewField("players", "int", "seats at the table"),
+        d.ViewField("seat", "seat?", "your seat (null for a spectator)", private=True),
+        d.ViewField("hand", "[card]?", "your hand (null for a spectator)", private=True),
+        d.ViewField("hand_counts", "[int]", "cards in each seat's hand"),
+        d.ViewField("actors", "[seat]", "the seats that may act now"),
+        d.ViewField("top", "card?", "the top card of the discard pile"),
+        d.ViewField("suit", "str?", "the suit in force"),
+        d.ViewField("direction", "int", "1 clockwise, -1 counter-clockwise"),
+        d.ViewField("phase", "str", "play, drawn, two, give_drawn, peek, give, swap, "
+                    "round_over, match_over"),
+        d.ViewField("turn", "seat?", "whose turn it is"),
+        d.ViewField("pending_two", "int", "cards a pending 2 makes its target draw"),
+        d.ViewField("two_target", "seat?", "who faces the pending 2"),
+        d.ViewField("to_give_count", "int", "cards a 5 still hands out"),
+        d.ViewField("give_to", "seat?", "who receives the card a K gives"),
+        d.ViewField("drawn_card", "card?", "the card you just drew, while you may play it",
+                    private=True),
+        d.ViewField("last_roll", "json?", "{seat, face}: the last die roll"),
+        d.ViewField("peeked", "json?", "{seat, hand}: the hand your 10 showed you",
+                    private=True),
+        d.ViewField("draw_count", "int", "cards in the draw pile"),
+        d.ViewField("discard_count", "int", "cards in the discard pile"),
+        d.ViewField("dealer", "seat", "this round's dealer"),
+        d.ViewField("round", "int", "the round number, from 1"),
+        d.ViewField("rounds", "int", "rounds in the match"),
+        d.ViewField("round_results", "json", "each finished round's result"),
+        d.ViewField("placing_sums", "[int]", "placings summed over the rounds, by seat"),
+        d.ViewField("winner", "seat?", "who went out this round"),
+        d.ViewField("options", "json", "the house rules in force"),
+    ),
+    events=(
+        d.Event("round_started", "A round was dealt.",
+                (d.EventField("round", "int"), d.EventField("dealer", "seat"),
+                 d.EventField("turn", "seat"), d.EventField("top", "card"),
+                 d.EventField("hand_counts", "[int]"))),
+        d.Event("dealt", "Your hand for the round.", (_SEAT, d.EventField("cards", "[card]")),
+                d.OWNER),
+        d.Event("played", "A card was played.",
+                (_SEAT, d.EventField("card", "card"),
+                 d.EventField("suit", "str", "the suit now in force"))),
+        d.Event("called", "Ätsch! or Ätsch, Ätsch!",
+                (_SEAT, d.EventField("call", "str", "the words called"))),
+        d.Event("penalty", "A missing call costs cards.",
+                (_SEAT, d.EventField("count", "int"), d.EventField("reason", "str"))),
+        d.Event("drew", "Cards drawn (how many only).",
+                (_SEAT, d.EventField("count", "int"),
+                 d.EventField("reason", "str", "draw, two, five, joker or penalty"),
+                 d.EventField("unseen", "bool", "a 5's cards, drawn unseen", required=False))),
+        d.Event("drew_cards", "The cards you drew.",
+                (_SEAT, d.EventField("cards", "[card]"), d.EventField("reason", "str")),
+                d.OWNER),
+        d.Event("passed", "The drawn card was kept.", (_SEAT,)),
+        d.Event("skipped", "A player is skipped.", (_SEAT,)),
+        d.Event("direction", "The direction changed.", (d.EventField("direction", "int"),)),
+        d.Event("two_pending", "A 2 is pending.",
+                (d.EventField("seat", "seat", "who must answer"), d.EventField("total", "int"))),
+        d.Event("gave_drawn", "One of a 5's cards was given (not which).",
+                (_SEAT, d.EventField("to", "seat"),
+                 d.EventField("left", "int", "cards still to give"))),
+        d.Event("received_card", "The card you were given.",
+                (d.EventField("seat", "seat", "the receiver"), d.EventField("card", "card"),
+                 d.EventField("from", "seat")), d.OWNER),
+        d.Event("peeked", "A 10 looked at a hand.",
+                (_SEAT, d.EventField("target", "seat"))),
+        d.Event("peeked_hand", "The hand your 10 showed you.",
+                (_SEAT, d.EventField("target", "seat"), d.EventField("cards", "[card]")),
+                d.OWNER),
+        d.Event("gave", "A K's card was given to the next player (not which).",
+                (_SEAT, d.EventField("to", "seat"))),
+        d.Event("gave_card", "The card a K gave.",
+                (_SEAT, d.EventField("to", "seat"), d.EventField("card", "card")),
+                ("seat", "to")),
+        d.Event("die_rolled", "A joker's die roll.", (_SEAT, d.EventField("face", "int"))),
+        d.Event("swapped", "Two players swapped hands.",
+                (_SEAT, d.EventField("seats", "[seat]"))),
+        d.Event("hand_swapped", "Your hand after a swap.",
+                (_SEAT, d.EventField("cards", "[card]")), d.OWNER),
+        d.Event("rerolled", "The die is rolled again.", (_SEAT,)),
+        d.Event("reshuffled", "The discard pile became the new draw pile.",
+                (d.EventField("draw_count", "int"),)),
+        d.Event("went_out", "A player went out with the right call and wins the round.",
+                (_SEAT,)),
+        d.Event("round_over", "The round ended.", (_RESULT,)),
+        d.Event("match_over", "The match ended.",
+                (d.EventField("result", "json",
+                              "{placings, scores, placingSums, roundsPlayed}"),)),
+    ),
+    codes={
+        "wrong_phase": "that action is not allowed in this phase of the turn",
+        "card_not_in_hand": "you do not hold that card",
+        "not_drawn_card": "only the card just drawn may be played",
+        "must_answer_two": "only a 2 may be played against a pending 2",
+        "does_not_match": "the card fits neither the suit in force nor the top card's rank",
+        "suit_required": "a J or joker needs `suit`",
+        "suit_not_allowed": "only a J or joker wishes a suit",
+        "invalid_target": "name another player's seat",
+        "invalid_seats": "name two different players (two players: yourself and the other)",
+        "reroll_not_allowed": "only two players may roll again",
+    },
+    default_action_order=("pass", "draw", "give_drawn", "give", "peek", "swap", "reroll"),
+    results="A round: the winner first, the others by cards left (fewer is better); ties "
+            "share a place and the next place is skipped (1, 2, 2, 4). `scores` are cards "
+            "left. The match: placings summed over the rounds, lower is better, ties share.",
+)
+
+
+class Aetsch(Game):
+    declaration = DECLARATION
 
     # --- deal ----------------------------------------------------------------------------
     def full_deck(self, options: dict) -> list[str]:
@@ -289,10 +423,7 @@ class Aetsch(Game):
         return s, ev
 
     def _do_play(self, s: dict, seat: int, action: dict, ev: list) -> None:
-        _check_fields(action, ("card", "suit", "call"))
-        card = action.get("card")
-        if not isinstance(card, str) or card not in CARD_CODES:
-            raise IllegalAction("invalid_card", "'card' must be a card code")
+        card = action["card"]
         hand = s["hands"][seat]
         phase = s["phase"]
         if phase == DRAWN:
@@ -313,15 +444,9 @@ class Aetsch(Game):
         if _is_wild(card):
             if wish is None:
                 raise IllegalAction("suit_required", "a J or joker needs a wished 'suit'")
-            if wish not in SUITS:
-                raise IllegalAction("invalid_suit", f"'suit' must be one of {', '.join(SUITS)}")
         elif wish is not None:
             raise IllegalAction("suit_not_allowed", "only a J or joker wishes a suit")
-        call = action.get("call")
-        if call is None:
-            call = False
-        if not isinstance(call, bool):
-            raise IllegalAction("invalid_field", "'call' must be true or false")
+        call = action.get("call", False)
 
         new_hand = hand[:index] + hand[index + 1:]
         s["hands"][seat] = new_hand
@@ -410,7 +535,6 @@ class Aetsch(Game):
             self._advance(s, seat, 1, ev)
 
     def _do_draw(self, s: dict, seat: int, action: dict, ev: list) -> None:
-        _check_fields(action, ())
         if s["phase"] == TWO:
             two = s["two"]
             self._draw(s, seat, two["total"], "two", ev)
@@ -425,7 +549,6 @@ class Aetsch(Game):
             self._advance(s, seat, 0, ev)
 
     def _do_pass(self, s: dict, seat: int, action: dict, ev: list) -> None:
-        _check_fields(action, ())
         s["drawn"] = None
         ev.append(event("passed", seat=seat))
         self._advance(s, seat, 0, ev)
@@ -436,7 +559,6 @@ class Aetsch(Game):
         return value
 
     def _do_give_drawn(self, s: dict, seat: int, action: dict, ev: list) -> None:
-        _check_fields(action, ("to",))
         to = self._target(s, seat, action.get("to"), "to")
         card, rest = s["to_give"][0], s["to_give"][1:]
         s["to_give"] = rest
@@ -447,7 +569,6 @@ class Aetsch(Game):
             self._advance(s, seat, 0, ev)
 
     def _do_peek(self, s: dict, seat: int, action: dict, ev: list) -> None:
-        _check_fields(action, ("seat",))
         target = self._target(s, seat, action.get("seat"), "seat")
         hand = list(s["hands"][target])
         s["peeks"] = cards.replace_at(s["peeks"], seat, {"seat": target, "hand": hand})
@@ -456,11 +577,8 @@ class Aetsch(Game):
         self._advance(s, seat, 0, ev)
 
     def _do_give(self, s: dict, seat: int, action: dict, ev: list) -> None:
-        _check_fields(action, ("card",))
-        card = action.get("card")
+        card = action["card"]
         hand = s["hands"][seat]
-        if not isinstance(card, str) or card not in CARD_CODES:
-            raise IllegalAction("invalid_card", "'card' must be a card code")
         if card not in hand:
             raise IllegalAction("card_not_in_hand", f"you do not hold {card}")
         to = (seat + s["direction"]) % s["players"]
@@ -479,11 +597,9 @@ class Aetsch(Game):
         self._advance(s, seat, 0, ev)
 
     def _do_swap(self, s: dict, seat: int, action: dict, ev: list) -> None:
-        _check_fields(action, ("seats",))
-        seats = action.get("seats")
+        seats = action["seats"]
         n = s["players"]
-        if (not isinstance(seats, list) or len(seats) != 2 or not all(_is_int(x) for x in seats)
-                or seats[0] == seats[1] or not all(0 <= x < n for x in seats)):
+        if seats[0] == seats[1] or not all(x < n for x in seats):
             raise IllegalAction("invalid_seats", "'seats' must be two different seats")
         if n == 2:
             if seat not in seats:
@@ -498,7 +614,6 @@ class Aetsch(Game):
         self._advance(s, seat, 0, ev)
 
     def _do_reroll(self, s: dict, seat: int, action: dict, ev: list) -> None:
-        _check_fields(action, ())
         if s["players"] != 2:
             raise IllegalAction("reroll_not_allowed", "only two players may roll again")
         ev.append(event("rerolled", seat=seat))
@@ -550,4 +665,4 @@ class Aetsch(Game):
             ev.append(event("match_over", result=self.result(s)))
 
 
-AETSCH = register(Aetsch())
+AETSCH = Aetsch()

@@ -1,9 +1,11 @@
 """The contract every game implements, and the checks that are the same for all of them.
 
-A game subclasses ``Game`` and fills in ``_new_game_events``, ``actors``, ``legal_actions``,
-``_apply``, ``view``, the round/match hooks and ``all_cards``. ``new_game`` and ``apply`` here
-validate the inputs every game shares (player count, options, deck, action shape, whose turn)
-so that each game module only states its own rules.
+A game subclasses ``Game``, sets ``declaration`` (see declaration.py: its id, names, player
+counts, options, actions, view and events, which also give ``id``, ``name``, ``min_players``,
+``max_players`` and ``OPTIONS`` here) and fills in ``_new_game_events``, ``actors``,
+``legal_actions``, ``_apply``, ``view``, the round/match hooks and ``all_cards``.
+``new_game`` and ``apply`` here validate the inputs every game shares (player count, options, deck, whose turn, and the
+action's shape from the declaration) so that each game module only judges legality.
 
 States, actions and events are plain JSON data. ``apply`` must never mutate its input: copy
 the top-level dict and only the lists an action changes (copy-on-write), never the whole state.
@@ -14,17 +16,28 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from . import rng
+from .declaration import Declaration
 from .errors import IllegalAction, InvalidOptions
 from .options import Option, validate_options
 
 
 class Game:
+    declaration: ClassVar[Declaration]
     id: ClassVar[str]
     name: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
     ACTION_TYPES: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        declaration = cls.__dict__.get("declaration")
+        if declaration is not None:
+            cls.id, cls.name = declaration.id, declaration.name
+            cls.min_players, cls.max_players = declaration.min_players, declaration.max_players
+            cls.OPTIONS = declaration.options
+            cls.ACTION_TYPES = declaration.action_types
 
     # --- options -------------------------------------------------------------------------
     def default_options(self) -> dict:
@@ -57,10 +70,7 @@ class Game:
 
     def apply(self, state: dict, seat: int, action: Any) -> tuple[dict, list[dict]]:
         """Apply ``action`` by ``seat``: ``(new_state, events)``. Never mutates ``state``."""
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("malformed_action", "an action must be an object with a type")
-        if action["type"] not in self.ACTION_TYPES:
-            raise IllegalAction("unknown_action", f"unknown action type '{action['type']}'")
+        self.declaration.validate_action(action)
         if self.is_over(state):
             raise IllegalAction("game_over", "the match is over")
         if self.is_round_over(state):

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from . import cards, register, rng
+from . import cards, rng
+from . import declaration as d
 from .base import Game
 from .errors import IllegalAction
 from .options import BoolOption
@@ -101,17 +102,143 @@ def _sorted_cards(codes) -> list:
     return sorted(codes, key=SORT_KEY.__getitem__)
 
 
-class Karma(Game):
-    id = "karma"
-    name = "Karma"
-    min_players = 2
-    max_players = 6
-    OPTIONS = (
+_SEAT = d.EventField("seat", "seat", "the seat it is about")
+
+DECLARATION = d.Declaration(
+    id="karma", name="Karma", names={"en": "Karma", "de": "Karma"},
+    summary="Shed your hand, then your face-up and face-down table cards, onto a pile whose "
+            "values only go up; Karma cards bend the rule. The last player with cards loses.",
+    min_players=2, max_players=6,
+    options=(
         BoolOption("foresight", False,
                    "Vorhersehung: each player sees their own face-down cards, which are then "
                    "shuffled among their positions before play"),
-    )
-    ACTION_TYPES = frozenset({"choose_face_up", "play", "play_blind", "give_to", "take_pile"})
+    ),
+    cards=(
+        d.CardGroup("number cards 1 to 16, three each", NUMBERS),
+        d.CardGroup("Karma cards, three each: karma-give (give the pile to a player), "
+                    "karma-table (play a table card at once), karma-bottom (the pile's bottom "
+                    "card comes up), karma-five (the next player plays 5 or lower)",
+                    KARMA_CARDS),
+    ),
+    actions=(
+        d.Action("choose_face_up", "Before play: choose the three hand cards to lie face up "
+                 "on your face-down ones (everyone at once).",
+                 (d.Field("cards", d.Cards(min_length=3, max_length=3),
+                          "three cards of your hand"),),
+                 example={"type": "choose_face_up", "cards": ["3", "9", "karma-five"]}),
+        d.Action("play", "Play identical number cards (at least the top card's value) or one "
+                 "Karma card, from your hand or, once it and the draw pile are gone, from your "
+                 "face-up table cards. karma-give needs `to`.",
+                 (d.Field("cards", d.Cards(), "identical cards"),
+                  d.Field("to", d.Seat(), "who receives the pile (karma-give only)", False)),
+                 example={"type": "play", "cards": ["7", "7"]}),
+        d.Action("play_blind", "Turn one of your face-down table cards onto the pile.",
+                 (d.Field("position", d.Int(minimum=0, maximum=TABLE_CARDS - 1),
+                          "its position 0..2"),)),
+        d.Action("give_to", "Name who receives the pile after a blind karma-give.",
+                 (d.Field("to", d.Seat(), "the receiver"),)),
+        d.Action("take_pile", "Take the pile into your hand; your turn ends."),
+    ),
+    view=(
+        d.ViewField("game", "str", "the game id"),
+        d.ViewField("players", "int", "seats at the table"),
+        d.ViewField("seat", "seat?", "your seat (null for a spectator)", private=True),
+        d.ViewField("options", "json", "the house rules in force"),
+        d.ViewField("phase", "str", "choose (face-up cards are being chosen), play, over"),
+        d.ViewField("hand", "[card]?", "your hand (null for a spectator)", private=True),
+        d.ViewField("hand_counts", "[int]", "cards in each seat's hand"),
+        d.ViewField("actors", "[seat]", "the seats that may act now"),
+        d.ViewField("turn", "seat?", "whose turn it is"),
+        d.ViewField("pending", "str?", "table_play (the turn's player must make a table play "
+                    "after karma-table) or give_to (a blind karma-give waits for its receiver)"),
+        d.ViewField("top", "card?", "the top card of the pile"),
+        d.ViewField("pile", "[card]", "the pile, bottom first"),
+        d.ViewField("table_up", "[[card]]", "face-up table cards by seat"),
+        d.ViewField("table_down_counts", "[int]", "face-down table cards left by seat"),
+        d.ViewField("table_down_positions", "[[int]]", "the positions still holding a "
+                    "face-down card, by seat"),
+        d.ViewField("own_table_down", "[card]?", "with foresight: your face-down cards, "
+                    "sorted (not by position)", private=True),
+        d.ViewField("chosen", "[bool]", "who has chosen their face-up cards"),
+        d.ViewField("face_up_choice", "[card]?", "your face-up choice while others still "
+                    "choose", private=True),
+        d.ViewField("draw_count", "int", "cards in the draw pile"),
+        d.ViewField("out_count", "int", "cards out of the game (burned, given karma-give)"),
+        d.ViewField("finished", "[seat]", "seats without cards, in finishing order"),
+        d.ViewField("loser", "seat?", "the loser, once the game is over"),
+        d.ViewField("cards_left", "[int]", "cards left by seat (hand and table)"),
+        d.ViewField("result", "json?", "the result once the game is over (see round_over)"),
+    ),
+    events=(
+        d.Event("dealt", "Your six hand cards.", (_SEAT, d.EventField("cards", "[card]")),
+                d.OWNER),
+        d.Event("face_up_chosen", "A player has chosen their face-up cards (which stay "
+                "hidden until everyone has).", (_SEAT,)),
+        d.Event("face_up_choice", "Your own face-up choice.",
+                (_SEAT, d.EventField("cards", "[card]")), d.OWNER),
+        d.Event("face_up_revealed", "Everyone has chosen: the face-up cards by seat.",
+                (d.EventField("table_up", "[[card]]"),)),
+        d.Event("face_down_shuffled", "With foresight: face-down cards were shuffled among "
+                "their positions."),
+        d.Event("turn", "Whose turn it is now.", (_SEAT,)),
+        d.Event("played", "A play from the hand or the face-up table cards.",
+                (_SEAT, d.EventField("cards", "[card]"),
+                 d.EventField("source", "str", "hand or table_up"))),
+        d.Event("played_blind", "A face-down card was turned onto the pile.",
+                (_SEAT, d.EventField("position", "int"), d.EventField("card", "card"),
+                 d.EventField("fits", "bool", "false: the player takes the pile"))),
+        d.Event("drew", "Cards drawn to refill a hand (how many only).",
+                (_SEAT, d.EventField("count", "int"))),
+        d.Event("drew_cards", "The cards you drew.", (_SEAT, d.EventField("cards", "[card]")),
+                d.OWNER),
+        d.Event("bottom_card_up", "karma-bottom brought the bottom card up.",
+                (_SEAT, d.EventField("card", "card"))),
+        d.Event("burned", "Three alike on top: the pile left the game.",
+                (_SEAT, d.EventField("cards", "[card]"))),
+        d.Event("plays_again", "After a burn the same player plays again.", (_SEAT,)),
+        d.Event("table_play_required", "After karma-table the player makes a table play.",
+                (_SEAT,)),
+        d.Event("receiver_required", "A blind karma-give waits for give_to.", (_SEAT,)),
+        d.Event("pile_given", "The pile was given away with karma-give.",
+                (_SEAT, d.EventField("to", "seat"), d.EventField("cards", "[card]"))),
+        d.Event("took_pile", "A player took the pile.",
+                (_SEAT, d.EventField("cards", "[card]"))),
+        d.Event("back_in", "A finished player got the pile and plays again.", (_SEAT,)),
+        d.Event("finished", "A player has no cards left.",
+                (_SEAT, d.EventField("place", "int"))),
+        d.Event("round_over", "The game ended (Karma is one round).",
+                (d.EventField("result", "json", "{placings, scores, finished, loser}"),)),
+        d.Event("match_over", "The match ended.",
+                (d.EventField("result", "json", "{placings, scores, finished, loser}"),)),
+    ),
+    codes={
+        "choose_face_up_first": "every player first chooses three face-up cards",
+        "already_chosen": "the face-up cards are already chosen",
+        "receiver_required": "karma-give needs `to`, or a blind karma-give waits for `giveTo`",
+        "to_not_allowed": "`to` only goes with karma-give",
+        "invalid_receiver": "give the pile to another player's seat",
+        "card_not_in_hand": "you do not hold these cards",
+        "card_not_on_table": "these cards are not among your face-up table cards",
+        "cards_not_identical": "several cards must be identical",
+        "one_karma_card": "Karma cards are played one at a time",
+        "must_play_blind": "only face-down cards are left: playBlind",
+        "no_cards": "you have no cards",
+        "does_not_match": "lower than the top card (or above 5 after karma-five)",
+        "blind_not_allowed": "face-down cards come after the hand, draw pile and face-up cards",
+        "no_card_at_position": "no face-down card lies there",
+        "nothing_to_give": "giveTo follows a blind karma-give only",
+        "table_play_required": "after karma-table a table play must follow",
+        "pile_empty": "there is no pile to take",
+    },
+    default_action_order=("take_pile", "choose_face_up", "give_to", "play_blind"),
+    results="`placings` follow the order of finishing, the loser last; nobody ties. `scores` "
+            "are the cards each seat still holds.",
+)
+
+
+class Karma(Game):
+    declaration = DECLARATION
 
     # --- setup ---------------------------------------------------------------------------
     def full_deck(self, options: dict) -> list[str]:
@@ -220,18 +347,8 @@ class Karma(Game):
             return self._give_to(state, seat, action)
         return self._take_pile(state, seat, action)
 
-    @staticmethod
-    def _check_fields(action: dict, allowed: set) -> None:
-        for key in action:
-            if key != "type" and key not in allowed and action[key] is not None:
-                raise IllegalAction("invalid_field", f"unexpected field '{key}'")
-
     def _choose_face_up(self, state, seat, action):
-        self._check_fields(action, {"cards"})
-        chosen = action.get("cards")
-        if not isinstance(chosen, list) or len(chosen) != TABLE_CARDS \
-                or not all(isinstance(c, str) for c in chosen):
-            raise IllegalAction("invalid_field", "cards must be a list of 3 card codes")
+        chosen = action["cards"]
         hand = state["hands"][seat]
         if cards.remove_cards(hand, chosen) is None:
             raise IllegalAction("card_not_in_hand", "you can only lay out cards from your hand")
@@ -272,14 +389,8 @@ class Karma(Game):
         return s, events
 
     def _play(self, state, seat, action):
-        self._check_fields(action, {"cards", "to"})
-        played = action.get("cards")
-        if not isinstance(played, list) or not played \
-                or not all(isinstance(c, str) for c in played):
-            raise IllegalAction("invalid_field", "cards must be a non-empty list of card codes")
+        played = action["cards"]
         card = played[0]
-        if card not in VALUE:
-            raise IllegalAction("invalid_field", f"unknown card '{card}'")
         if any(c != card for c in played):
             raise IllegalAction("cards_not_identical", "several cards must be identical")
         if VALUE[card] is None and len(played) != 1:
@@ -305,7 +416,7 @@ class Karma(Game):
         if card == KARMA_GIVE:
             self._check_receiver(state, seat, to)
         elif to is not None:
-            raise IllegalAction("invalid_field", "'to' only goes with karma-give")
+            raise IllegalAction("to_not_allowed", "'to' only goes with karma-give")
         s = dict(state)
         s["pending"] = None
         if source == HAND:
@@ -320,10 +431,7 @@ class Karma(Game):
         return self._land(s, seat, played, events)
 
     def _play_blind(self, state, seat, action):
-        self._check_fields(action, {"position"})
-        pos = action.get("position")
-        if isinstance(pos, bool) or not isinstance(pos, int) or not 0 <= pos < TABLE_CARDS:
-            raise IllegalAction("invalid_field", "position must be 0, 1 or 2")
+        pos = action["position"]
         if _source(state, seat) != TABLE_DOWN:
             raise IllegalAction("blind_not_allowed",
                                 "face-down cards come after your hand, the draw pile and "
@@ -357,8 +465,7 @@ class Karma(Game):
     def _give_to(self, state, seat, action):
         if state["pending"] != "give_to":
             raise IllegalAction("nothing_to_give", "give_to follows a blind karma-give only")
-        self._check_fields(action, {"to"})
-        to = action.get("to")
+        to = action["to"]
         self._check_receiver(state, seat, to)
         s = dict(state)
         s["pending"] = None
@@ -367,7 +474,6 @@ class Karma(Game):
         return self._give_pile(s, seat, to, events)
 
     def _take_pile(self, state, seat, action):
-        self._check_fields(action, set())
         if state["pending"] == "table_play":
             raise IllegalAction("table_play_required",
                                 "after karma-table you must make a table play")
@@ -560,4 +666,4 @@ class Karma(Game):
         return out
 
 
-KARMA = register(Karma())
+KARMA = Karma()

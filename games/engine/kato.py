@@ -21,19 +21,18 @@ Where RULES.md leaves room, this module decides:
   next action of the seat whose turn it is.
 - A bounced draw keeps its kind for stacking (a bounced +4 still takes no +2).
 - `own_penalty` with `rounds` 0 ends when someone's total reaches `target_score`.
-- A `color` given with a non-wild card is rejected (`invalid_field`), not ignored.
+- A `color` given with a non-wild card is rejected (`color_not_allowed`), not ignored.
 """
 
 from __future__ import annotations
 
-from . import register
+from . import declaration as d
 from .base import Game
 from .cards import check_deck, draw_cards, event, placings, shuffled_deck
 from .errors import IllegalAction, InvalidDeck
 from .options import BoolOption, ChoiceOption, IntOption
 
 COLORS = ("red", "yellow", "green", "blue")
-_COLOR_SET = frozenset(COLORS)
 NUMBERS = tuple(str(k) for k in range(10))
 ACTIONS = ("skip", "reverse", "draw2")
 WILD, WILD4, CONE = "wild", "wild-draw4", "cone"
@@ -77,13 +76,6 @@ IS_PLAIN = {c: IS_NUMBER[c] or c == WILD for c in RANK}  # no effect beyond the 
 DRAW_AMOUNT = {"draw2": 2, WILD4: 4}
 
 _SEATS = [list(range(n)) for n in range(11)]
-# The fields each action type may carry (RULES.md "Actions").
-_FIELDS = {
-    "play": frozenset({"type", "cards", "color", "call"}),
-    "choose_color": frozenset({"type", "color"}),
-    "catch": frozenset({"type", "seat"}),
-    **{t: frozenset({"type"}) for t in ("draw", "pass", "accept", "challenge", "call")},
-}
 
 
 def _copy_result(result: dict | None) -> dict | None:
@@ -93,33 +85,175 @@ def _copy_result(result: dict | None) -> dict | None:
     return {k: list(v) if type(v) is list else v for k, v in result.items()}
 
 
+OPTIONS = (
+    IntOption("hand_size", 7, "cards dealt to each player", minimum=3, maximum=10),
+    IntOption("target_score", 500, "the match ends when someone reaches it",
+              minimum=1, maximum=1_000_000),
+    IntOption("rounds", 0, "play this many rounds instead of to target_score (0: off)",
+              minimum=0, maximum=10_000),
+    ChoiceOption("scoring", "winner_collects", "who scores a round's points",
+                 choices=("winner_collects", "own_penalty")),
+    ChoiceOption("stacking", "none", "which draw cards may be put on a pending draw",
+                 choices=("none", "draw2", "all")),
+    ChoiceOption("multi_play", "none", "several number cards in one play",
+                 choices=("none", "doubling", "same_number")),
+    IntOption("kato_penalty", 2, "cards drawn by a player caught without a KaTO call",
+              minimum=0, maximum=20),
+    BoolOption("challenge", True, "a wild-draw4 may be challenged"),
+    BoolOption("draw_until_playable", False, "draw until a card fits, then play it"),
+    IntOption("cone_cards", 0, "traffic cone cards added to the deck", minimum=0, maximum=4),
+    ChoiceOption("cone_effect", "bounce", "what a cone does besides choosing the colour",
+                 choices=("bounce", "reverse", "draw10")),
+)
+_SEAT = d.EventField("seat", "seat", "the seat it is about")
+_COLOR = d.Choice(choices=COLORS)
+
+DECLARATION = d.Declaration(
+    id="kato", name="KaTO", names={"en": "KaTO", "de": "KaTO"},
+    summary="An UNO-style shedding game: match the colour or the symbol of the top card, "
+            "call KaTO with one card left, and be the first without cards.",
+    min_players=2, max_players=10, options=OPTIONS,
+    cards=(
+        d.CardGroup("number cards: one 0 and two each of 1 to 9 per colour (points: face "
+                    "value)", tuple(f"{c}-{n}" for c in COLORS for n in NUMBERS)),
+        d.CardGroup("action cards, two each per colour: skip the next player, reverse the "
+                    "direction, the next player draws 2 (20 points)",
+                    tuple(f"{c}-{a}" for c in COLORS for a in ACTIONS)),
+        d.CardGroup("wild cards, four each: choose the colour; wild-draw4 also makes the next "
+                    "player draw 4 (50 points)", (WILD, WILD4)),
+        d.CardGroup("traffic cones, only with the cone_cards option: a wild whose effect "
+                    "cone_effect sets (50 points)", (CONE,)),
+    ),
+    actions=(
+        d.Action("play", "Play one card (several with multi_play; the last listed lies on "
+                 "top). Wild cards need `color`; add `call: true` when one card will be left.",
+                 (d.Field("cards", d.Cards(), "the cards played, from your hand"),
+                  d.Field("color", _COLOR, "the colour chosen (wild cards only)", False),
+                  d.Field("call", d.Flag(), "call KaTO with this play", False)),
+                 example={"type": "play", "cards": ["red-7"]}),
+        d.Action("draw", "Draw a card (always allowed on your turn)."),
+        d.Action("pass", "Keep the card you just drew, although it fits."),
+        d.Action("choose_color", "Choose the colour when a wild card starts the round.",
+                 (d.Field("color", _COLOR, "the colour in force from now"),)),
+        d.Action("accept", "Take the pending draw and be skipped."),
+        d.Action("challenge", "Challenge the wild-draw4 played on you."),
+        d.Action("call", "Call KaTO after a play that left you one card."),
+        d.Action("catch", "Catch the player who forgot to call KaTO: they draw kato_penalty.",
+                 (d.Field("seat", d.Seat(), "the seat caught"),)),
+    ),
+    view=(
+        d.ViewField("hand", "[card]?", "your hand, in hand order (null for a spectator)",
+                    private=True),
+        d.ViewField("seat", "seat?", "your seat (null for a spectator)", private=True),
+        d.ViewField("hand_counts", "[int]", "cards in each seat's hand"),
+        d.ViewField("actors", "[seat]", "the seats that may act now"),
+        d.ViewField("top", "card?", "the top card of the discard pile"),
+        d.ViewField("color", "str?", "the colour in force"),
+        d.ViewField("direction", "int", "1 clockwise, -1 counter-clockwise"),
+        d.ViewField("phase", "str", "color (choose the first colour), play, drawn (play the "
+                    "drawn card or pass), pending (answer a pending draw), round_over"),
+        d.ViewField("turn", "seat?", "whose turn it is (null once the round is over)"),
+        d.ViewField("pending_draw", "int", "cards a pending draw makes its victim take"),
+        d.ViewField("pending_kind", "str?", "draw2 or wild-draw4: what was stacked last"),
+        d.ViewField("challengeable", "bool", "the pending wild-draw4 may be challenged"),
+        d.ViewField("challenge_color", "str?", "the colour a challengeable wild-draw4 is "
+                    "judged against"),
+        d.ViewField("drawn", "card?", "the card you just drew, while you may play it",
+                    private=True),
+        d.ViewField("kato_window", "seat?", "the seat that may still call KaTO or be caught"),
+        d.ViewField("shown_hand", "json?", "{seat, cards}: the hand a challenge showed you",
+                    private=True),
+        d.ViewField("draw_count", "int", "cards in the draw pile"),
+        d.ViewField("discard_count", "int", "cards in the discard pile"),
+        d.ViewField("players", "int", "seats at the table"),
+        d.ViewField("dealer", "seat", "this round's dealer"),
+        d.ViewField("round", "int", "the round number, from 1"),
+        d.ViewField("scores", "[int]", "match totals by seat"),
+        d.ViewField("last_result", "json?", "the last round's result (see round_over)"),
+        d.ViewField("over", "bool", "the match is over"),
+        d.ViewField("options", "json", "the house rules in force"),
+    ),
+    events=(
+        d.Event("dealt", "Your hand for the round.",
+                (_SEAT, d.EventField("cards", "[card]", "the hand dealt")), d.OWNER),
+        d.Event("round_started", "A round was dealt and its first card turned up.",
+                (d.EventField("round", "int"), d.EventField("dealer", "seat"),
+                 d.EventField("top", "card", "the first card turned up"),
+                 d.EventField("hand_counts", "[int]"))),
+        d.Event("played", "A play.", (_SEAT, d.EventField("cards", "[card]"),
+                                      d.EventField("color", "str", "the colour now in force"))),
+        d.Event("called", "KaTO was called.", (_SEAT,)),
+        d.Event("caught", "A player was caught without a KaTO call.",
+                (d.EventField("seat", "seat", "the player caught"),
+                 d.EventField("by", "seat", "who caught them"),
+                 d.EventField("penalty", "int", "cards they draw"))),
+        d.Event("drew", "Cards drawn (how many only).",
+                (_SEAT, d.EventField("count", "int"))),
+        d.Event("drew_cards", "The cards you drew.", (_SEAT, d.EventField("cards", "[card]")),
+                d.OWNER),
+        d.Event("drawn_card_fits", "Whether the card just drawn may be played.",
+                (_SEAT, d.EventField("fits", "bool"))),
+        d.Event("passed", "The drawn card was kept.", (_SEAT,)),
+        d.Event("skipped", "A player is skipped.", (_SEAT,)),
+        d.Event("direction", "The direction of play changed.",
+                (d.EventField("direction", "int", "1 or -1"),)),
+        d.Event("color_chosen", "The first colour was chosen.",
+                (_SEAT, d.EventField("color", "str"))),
+        d.Event("draw_pending", "A draw waits for its victim's answer.",
+                (d.EventField("seat", "seat", "the victim"),
+                 d.EventField("total", "int", "cards to draw"),
+                 d.EventField("challengeable", "bool"))),
+        d.Event("accepted", "The victim takes the pending draw.",
+                (_SEAT, d.EventField("total", "int"))),
+        d.Event("challenged", "A wild-draw4 was challenged.",
+                (d.EventField("seat", "seat", "the challenger"),
+                 d.EventField("target", "seat", "who played the wild-draw4"),
+                 d.EventField("honest", "bool", "the play was honest"))),
+        d.Event("hand_shown", "The challenged hand, shown to the challenger.",
+                (d.EventField("seat", "seat", "whose hand it is"),
+                 d.EventField("cards", "[card]")), "only the challenger"),
+        d.Event("reshuffled", "The discard pile became the new draw pile.",
+                (d.EventField("draw_count", "int"),)),
+        d.Event("round_over", "The round ended.",
+                (d.EventField("round", "int"), d.EventField("winner", "seat"),
+                 d.EventField("placings", "[int]", "by seat, 1 = best; ties share a place"),
+                 d.EventField("scores", "[int]", "the round's points by seat"),
+                 d.EventField("points_left", "[int]", "points in each hand"),
+                 d.EventField("totals", "[int]", "match totals after the round"))),
+        d.Event("match_over", "The match ended.",
+                (d.EventField("placings", "[int]", "by seat, 1 = best; ties share a place"),
+                 d.EventField("scores", "[int]", "match totals"),
+                 d.EventField("rounds_played", "int"))),
+    ),
+    codes={
+        "card_not_in_hand": "you do not hold that card (or those cards)",
+        "does_not_match": "the card matches neither the colour in force nor the top card's symbol",
+        "color_required": "a wild card needs `color`",
+        "color_not_allowed": "only a wild card takes `color`",
+        "choose_color_first": "the round's first colour must be chosen before anything else",
+        "cannot_choose_color_now": "there is no colour to choose",
+        "one_card_only": "several cards only with the multi_play rule (and not on a pending draw)",
+        "invalid_combination": "these cards may not be played together",
+        "must_answer_draw": "a draw is pending: accept it, or answer with a card the rules allow",
+        "must_play_drawn_card": "after drawing only the card just drawn may be played",
+        "cannot_draw_now": "drawing is not allowed now",
+        "cannot_pass": "pass only after drawing a card that fits",
+        "nothing_to_accept": "there is no pending draw",
+        "nothing_to_challenge": "there is no wild-draw4 to challenge",
+        "nothing_to_call": "there is no KaTO call to make",
+        "nothing_to_catch": "that player cannot be caught",
+        "cannot_catch_yourself": "call KaTO instead",
+    },
+    default_action_order=("accept", "pass", "draw", "choose_color"),
+    results="`scores` are points: the round's in a round result, the match totals in the "
+            "match result. Round placings: the winner first, then by points left in hand "
+            "(fewest first); match placings by totals (highest first, lowest first under "
+            "own_penalty). Ties share a place and the next place is skipped (1, 2, 2, 4).",
+)
+
+
 class KaTO(Game):
-    id = "kato"
-    name = "KaTO"
-    min_players = 2
-    max_players = 10
-    OPTIONS = (
-        IntOption("hand_size", 7, "cards dealt to each player", minimum=3, maximum=10),
-        IntOption("target_score", 500, "the match ends when someone reaches it",
-                  minimum=1, maximum=1_000_000),
-        IntOption("rounds", 0, "play this many rounds instead of to target_score (0: off)",
-                  minimum=0, maximum=10_000),
-        ChoiceOption("scoring", "winner_collects", "who scores a round's points",
-                     choices=("winner_collects", "own_penalty")),
-        ChoiceOption("stacking", "none", "which draw cards may be put on a pending draw",
-                     choices=("none", "draw2", "all")),
-        ChoiceOption("multi_play", "none", "several number cards in one play",
-                     choices=("none", "doubling", "same_number")),
-        IntOption("kato_penalty", 2, "cards drawn by a player caught without a KaTO call",
-                  minimum=0, maximum=20),
-        BoolOption("challenge", True, "a wild-draw4 may be challenged"),
-        BoolOption("draw_until_playable", False, "draw until a card fits, then play it"),
-        IntOption("cone_cards", 0, "traffic cone cards added to the deck", minimum=0, maximum=4),
-        ChoiceOption("cone_effect", "bounce", "what a cone does besides choosing the colour",
-                     choices=("bounce", "reverse", "draw10")),
-    )
-    ACTION_TYPES = frozenset(
-        {"play", "draw", "pass", "choose_color", "accept", "challenge", "call", "catch"})
+    declaration = DECLARATION
 
     # --- deck and deal -------------------------------------------------------------------
     def full_deck(self, options: dict) -> list[str]:
@@ -335,24 +469,18 @@ class KaTO(Game):
     # --- apply ---------------------------------------------------------------------------
     def apply(self, state: dict, seat: int, action) -> tuple[dict, list[dict]]:
         # The base checks, inlined for speed (same order, same codes).
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction("malformed_action", "an action must be an object with a type")
-        handler = self._HANDLERS.get(action["type"])
-        if handler is None:
-            raise IllegalAction("unknown_action", f"unknown action type '{action['type']}'")
+        self._validate(action)
         if state["over"]:
             raise IllegalAction("game_over", "the match is over")
         if state["phase"] == "round_over":
             raise IllegalAction("round_over", "the round is over")
         if type(seat) is not int or seat not in state["actors"]:
             raise IllegalAction("not_your_turn", "it is not your turn")
-        if not _FIELDS[action["type"]].issuperset(action):
-            raise IllegalAction("invalid_field", "unknown field in the action")
-        return handler(self, state, seat, action)
+        return self._HANDLERS[action["type"]](self, state, seat, action)
+
+    _validate = staticmethod(DECLARATION.validate_action)
 
     def _apply(self, state, seat, action):
-        if not _FIELDS[action["type"]].issuperset(action):
-            raise IllegalAction("invalid_field", "unknown field in the action")
         return self._HANDLERS[action["type"]](self, state, seat, action)
 
     @staticmethod
@@ -374,15 +502,8 @@ class KaTO(Game):
     def _play(self, state, seat, action):
         if seat != state["turn"]:
             raise IllegalAction("not_your_turn", "it is not your turn")
-        cards = action.get("cards")
-        if type(cards) is not list or not cards:
-            raise IllegalAction("invalid_field", "cards must be a non-empty list of card codes")
-        for c in cards:
-            if type(c) is not str or c not in RANK:
-                raise IllegalAction("invalid_field", "cards must be a list of card codes")
+        cards = action["cards"]
         call = action.get("call", False)
-        if call is not False and call is not True:
-            raise IllegalAction("invalid_field", "call must be true or false")
         color = action.get("color")
         phase = state["phase"]
         opts = state["options"]
@@ -418,11 +539,11 @@ class KaTO(Game):
                     raise IllegalAction("card_not_in_hand", "you do not hold those cards")
                 new_hand.remove(c)
         if IS_WILD[card]:
-            if color not in _COLOR_SET:
-                raise IllegalAction("color_required" if color is None else "invalid_field",
+            if color is None:
+                raise IllegalAction("color_required",
                                     "choose a colour: red, yellow, green or blue")
         elif color is not None:
-            raise IllegalAction("invalid_field", "only a wild card takes a colour")
+            raise IllegalAction("color_not_allowed", "only a wild card takes a colour")
         pending = state["pending"]
         if phase == "pending":
             if not self._answers(state, card):
@@ -570,9 +691,7 @@ class KaTO(Game):
             raise IllegalAction("not_your_turn", "it is not your turn")
         if state["phase"] != "color":
             raise IllegalAction("cannot_choose_color_now", "there is no colour to choose")
-        color = action.get("color")
-        if color not in _COLOR_SET:
-            raise IllegalAction("invalid_field", "color must be red, yellow, green or blue")
+        color = action["color"]
         s, hands, events = self._open(state, seat)
         s["color"] = color
         s["phase"] = "play"
@@ -630,9 +749,7 @@ class KaTO(Game):
         return self._finish(s), events
 
     def _catch(self, state, seat, action):
-        target = action.get("seat")
-        if type(target) is not int:
-            raise IllegalAction("invalid_field", "seat must be a seat number")
+        target = action["seat"]
         window = state["window"]
         if window < 0 or target != window:
             raise IllegalAction("nothing_to_catch", "that player cannot be caught")
@@ -738,4 +855,4 @@ class KaTO(Game):
         }
 
 
-KATO = register(KaTO())
+KATO = KaTO()

@@ -8,8 +8,9 @@ player who must give a chip has none left.
 
 Choices this module makes where RULES.md leaves room (also public contract):
 
-- `play` of `stop` or `draw` is `{"type": "play", "index": i, "count": 1, "kind": "stop"}`:
-  `legal_actions` lists it WITHOUT a `rank` key; `apply` also accepts `"rank": null`.
+- `play` of `stop` or `draw` is `{"type": "play", "index": i, "count": 1, "kind": "stop"}`,
+  without a `rank` (`rank_not_allowed`); every other kind needs one (`rank_required`). Like
+  every field, `rank` is never `null` (`invalid_type`; the API drops nulls before).
 - `top` in the view is the combination to beat in the current trick, as
   `{"seat", "cards", "kind", "rank"}`, or null when there is none (at the lead, or when only
   `draw`s were played so far: then anything may be played). It is not a card code.
@@ -41,7 +42,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from . import cards, register
+from . import cards
+from . import declaration as d
 from .base import Game
 from .errors import IllegalAction, InvalidOptions
 from .options import IntOption
@@ -52,15 +54,9 @@ FULL_DECK = tuple([n for n in NUMBERS for _ in range(4)]
                   + ["x", "x", "draw", "draw", "stop", "stop"])
 COMBO_KINDS = ("solo", "street2", "pair", "street3", "triple")
 KIND_ORDER = {kind: i for i, kind in enumerate(COMBO_KINDS)}
-PLAY_KINDS = frozenset(COMBO_KINDS + SPECIALS)
 RESERVES_EACH = 2
 DRAW_PER_CARD = 3
 
-_FIELDS = {
-    "play": frozenset({"type", "index", "count", "kind", "rank"}),
-    "take_reserve": frozenset({"type", "reserve", "position"}),
-    "insert": frozenset({"type", "position"}),
-}
 
 
 @cache
@@ -108,22 +104,154 @@ def _sort_cards(played: list) -> list:
     return sorted(played, key=lambda c: (c == "x", int(c) if c.isdigit() else 0, c))
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+_SEAT = d.EventField("seat", "seat", "the seat it is about")
 
-
-class KrassKariert(Game):
-    id = "krass_kariert"
-    name = "Krass Kariert"
-    min_players = 3
-    max_players = 5
-    OPTIONS = (
+DECLARATION = d.Declaration(
+    id="krass_kariert", name="Krass Kariert", names={"en": "Krass Kariert",
+                                                     "de": "Krass Kariert"},
+    summary="Tricks of adjacent cards from a hand you may never rearrange; beat the last "
+            "combination or take a reserve card, and do not be the last with cards.",
+    min_players=3, max_players=5,
+    options=(
         IntOption("chips", 3, "chips each player starts the match with", minimum=1, maximum=5),
         IntOption("hand_size", None, "hand cards dealt each (default 10, or 7 with 5 players; "
                   "at most what the deck allows with 2 reserve cards each)",
                   minimum=1, maximum=16, nullable=True),
-    )
-    ACTION_TYPES = frozenset(_FIELDS)
+    ),
+    cards=(
+        d.CardGroup("numbers 1 to 12, four each", NUMBERS),
+        d.CardGroup("two each: x (any number its player names), draw (the trick's winner "
+                    "draws 3), stop (wins the trick at once)", ("x", "draw", "stop")),
+    ),
+    actions=(
+        d.Action("play", "Play 1 to 3 adjacent hand cards as a combination that beats the "
+                 "current one, or a lone stop or draw card (no rank).",
+                 (d.Field("index", d.Int(), "the hand position of the first card"),
+                  d.Field("count", d.Int(minimum=1, maximum=3), "how many adjacent cards"),
+                  d.Field("kind", d.Choice(choices=COMBO_KINDS + SPECIALS),
+                          "solo, street2, pair, street3, triple, stop or draw"),
+                  d.Field("rank", d.Int(minimum=1, maximum=12),
+                          "the highest number as played, x's included (not for stop or draw)",
+                          False)),
+                 example={"type": "play", "index": 0, "count": 2, "kind": "pair", "rank": 7}),
+        d.Action("take_reserve", "Instead of beating: take one of your reserve cards into "
+                 "your hand at a position of your choice.",
+                 (d.Field("reserve", d.Int(minimum=0),
+                          "0 or 1 among your remaining reserve cards"),
+                  d.Field("position", d.Int(minimum=0), "where in your hand (0 = front)"))),
+        d.Action("insert", "Put the card you just drew into your hand.",
+                 (d.Field("position", d.Int(minimum=0), "where in your hand (0 = front)"),)),
+    ),
+    view=(
+        d.ViewField("game", "str", "the game id"),
+        d.ViewField("seat", "seat?", "your seat (null for a spectator)", private=True),
+        d.ViewField("players", "int", "seats at the table"),
+        d.ViewField("deal", "int", "the deal number, from 1"),
+        d.ViewField("phase", "str", "lead, follow, insert (the trick's winner inserts drawn "
+                    "cards), deal_over, match_over"),
+        d.ViewField("hand", "[card]?", "your hand, in its fixed order (null for a spectator)",
+                    private=True),
+        d.ViewField("hand_counts", "[int]", "cards in each seat's hand"),
+        d.ViewField("actors", "[seat]", "the seats that may act now"),
+        d.ViewField("top", "json?", "{seat, cards, kind, rank}: the combination to beat (not "
+                    "a card code), null when anything may be played"),
+        d.ViewField("chips", "[int]", "chips left by seat"),
+        d.ViewField("reserves", "[[card]]", "each seat's reserve cards, face up"),
+        d.ViewField("leader", "seat?", "who led this trick"),
+        d.ViewField("trick", "json", "this trick's actions in order: {seat, action, cards, "
+                    "kind, rank} or {seat, action: take_reserve, cards, card, reserve}"),
+        d.ViewField("to_act", "[seat]", "seats still to act in this trick, the current first"),
+        d.ViewField("last_trick", "json", "the trick before, like trick"),
+        d.ViewField("drawn", "[card]?", "the drawn cards waiting for you to insert them",
+                    private=True),
+        d.ViewField("drawer", "seat?", "who is drawing after winning a trick"),
+        d.ViewField("drawn_waiting", "int", "drawn cards waiting to be inserted"),
+        d.ViewField("draws_left", "int", "cards the trick's winner still draws"),
+        d.ViewField("draw_pile_count", "int", "cards in the draw pile"),
+        d.ViewField("discard_pile_count", "int", "cards of finished tricks"),
+        d.ViewField("hand_size", "int", "hand cards dealt each"),
+        d.ViewField("last_loser", "seat?", "who lost the last deal"),
+        d.ViewField("round_result", "json?", "the last deal's result (see round_over)"),
+        d.ViewField("result", "json?", "the match result once it is over"),
+    ),
+    events=(
+        d.Event("deal_started", "A deal was dealt.",
+                (d.EventField("deal", "int"), d.EventField("leader", "seat"),
+                 d.EventField("hand_size", "int"),
+                 d.EventField("reserves", "[[card]]", "reserve cards by seat (face up)"),
+                 d.EventField("chips", "[int]"))),
+        d.Event("dealt", "Your hand for the deal.", (_SEAT, d.EventField("hand", "[card]")),
+                d.OWNER),
+        d.Event("trick_started", "A trick starts.",
+                (d.EventField("leader", "seat"),
+                 d.EventField("order", "[seat]", "who acts in it, in order"))),
+        d.Event("played", "A combination, stop or draw was played.",
+                (_SEAT, d.EventField("cards", "[card]", "sorted, not in hand order"),
+                 d.EventField("kind", "str"), d.EventField("rank", "int?"),
+                 d.EventField("lead", "bool", "it opened the trick"))),
+        d.Event("played_from", "Where in your hand the played cards were.",
+                (_SEAT, d.EventField("index", "int"), d.EventField("count", "int")), d.OWNER),
+        d.Event("took_reserve", "A reserve card was taken into the hand.",
+                (_SEAT, d.EventField("reserve", "int"), d.EventField("card", "card"))),
+        d.Event("placed_reserve", "Where you put the reserve card.",
+                (_SEAT, d.EventField("card", "card"), d.EventField("position", "int")),
+                d.OWNER),
+        d.Event("hand_emptied", "A player has no hand cards left.", (_SEAT,)),
+        d.Event("stopped", "A stop won the trick at once.",
+                (_SEAT, d.EventField("skipped", "[seat]", "who did not get to act"))),
+        d.Event("trick_won", "The trick's winner.",
+                (_SEAT, d.EventField("draw_cards", "int", "draw cards played in the trick"),
+                 d.EventField("draws", "int", "cards the winner draws"))),
+        d.Event("drew", "The winner drew a card (which one only they see).",
+                (_SEAT, d.EventField("count", "int"),
+                 d.EventField("left", "int", "cards still to draw"))),
+        d.Event("drew_card", "The card you drew.", (_SEAT, d.EventField("card", "card")),
+                d.OWNER),
+        d.Event("inserted", "A drawn card was inserted.", (_SEAT,)),
+        d.Event("inserted_card", "Where you inserted it.",
+                (_SEAT, d.EventField("card", "card"), d.EventField("position", "int")),
+                d.OWNER),
+        d.Event("reshuffled", "The discard pile became the new draw pile.",
+                (d.EventField("count", "int"),)),
+        d.Event("draw_pile_empty", "Nothing left to draw.",
+                (_SEAT, d.EventField("missed", "int", "cards not drawn"))),
+        d.Event("no_legal_action", "A player could not act and loses the deal.", (_SEAT,)),
+        d.Event("chip_lost", "The deal's loser gave a chip.",
+                (_SEAT, d.EventField("chips", "int", "chips left"))),
+        d.Event("round_over", "The deal ended.",
+                (d.EventField("loser", "seat"),
+                 d.EventField("reason", "str", "last_with_cards, last_to_empty or "
+                              "no_legal_action"),
+                 d.EventField("result", "json", "{placings, scores, loser, reason, deal, "
+                              "chipLost}"))),
+        d.Event("match_over", "The match ended.",
+                (d.EventField("loser", "seat"),
+                 d.EventField("result", "json", "{placings, scores, loser, over, deals}"))),
+    ),
+    codes={
+        "must_insert": "insert the drawn card first",
+        "nothing_to_insert": "you have no drawn card to insert",
+        "invalid_index": "those positions are not in your hand",
+        "rank_required": "a combination needs its `rank`",
+        "rank_not_allowed": "a stop or draw card has no `rank`",
+        "played_alone": "a stop or draw card is played alone (count 1)",
+        "does_not_match": "the card at that position is not the stop or draw card named",
+        "not_a_combination": "those cards are not that combination",
+        "does_not_beat": "that does not beat the combination to beat",
+        "must_lead": "the leader must play a combination",
+        "no_reserve": "you have no reserve card left",
+        "no_such_reserve": "no such reserve card",
+        "invalid_position": "that position is not in your hand",
+    },
+    default_action_order=("take_reserve", "insert"),
+    results="A deal: the chip loser last, everyone else first, written as ties share a "
+            "place (1, 1, 1, 4). `scores` are chips left. The match: the player who had to "
+            "give a chip with none left is last, the others placed by chips left, ties share.",
+)
+
+
+class KrassKariert(Game):
+    declaration = DECLARATION
 
     # --- setup ---------------------------------------------------------------------------
     def full_deck(self, options: dict) -> list[str]:
@@ -307,9 +435,6 @@ class KrassKariert(Game):
     # --- actions -------------------------------------------------------------------------
     def _apply(self, state: dict, seat: int, action: dict) -> tuple[dict, list[dict]]:
         kind = action["type"]
-        extra = set(action) - _FIELDS[kind]
-        if extra:
-            raise IllegalAction("invalid_field", f"unknown field '{sorted(extra)[0]}'")
         if kind == "insert":
             return self._insert(state, seat, action)
         if state["phase"] != "play":
@@ -320,28 +445,21 @@ class KrassKariert(Game):
 
     def _play(self, state, seat, action):
         hand = state["hands"][seat]
-        index, count, kind = action.get("index"), action.get("count"), action.get("kind")
-        if not _is_int(index):
-            raise IllegalAction("invalid_field", "'index' must be an integer")
-        if not _is_int(count) or not 1 <= count <= 3:
-            raise IllegalAction("invalid_field", "'count' must be 1, 2 or 3")
-        if kind not in PLAY_KINDS:
-            raise IllegalAction("invalid_field", "'kind' must be one of "
-                                "solo street2 pair street3 triple stop draw")
+        index, count, kind = action["index"], action["count"], action["kind"]
         if index < 0 or index + count > len(hand):
             raise IllegalAction("invalid_index", "those positions are not in your hand")
         played = hand[index:index + count]
         rank = action.get("rank")
         if kind in SPECIALS:
             if rank is not None:
-                raise IllegalAction("invalid_field", f"a '{kind}' has no rank")
+                raise IllegalAction("rank_not_allowed", f"a '{kind}' has no rank")
             if count != 1:
-                raise IllegalAction("invalid_field", f"a '{kind}' is played alone (count 1)")
+                raise IllegalAction("played_alone", f"a '{kind}' is played alone (count 1)")
             if played[0] != kind:
                 raise IllegalAction("does_not_match", f"the card at that position is no '{kind}'")
         else:
-            if not _is_int(rank) or not 1 <= rank <= 12:
-                raise IllegalAction("invalid_field", "'rank' must be a number 1..12")
+            if rank is None:
+                raise IllegalAction("rank_required", f"a '{kind}' needs its 'rank'")
             if (kind, rank) not in combos(tuple(played)):
                 raise IllegalAction("not_a_combination",
                                     f"those cards are no {kind} of rank {rank}")
@@ -378,11 +496,7 @@ class KrassKariert(Game):
             raise IllegalAction("must_lead", "the leader must play a combination")
         reserves = state["reserves"][seat]
         hand = state["hands"][seat]
-        reserve, position = action.get("reserve"), action.get("position")
-        if not _is_int(reserve):
-            raise IllegalAction("invalid_field", "'reserve' must be an integer")
-        if not _is_int(position):
-            raise IllegalAction("invalid_field", "'position' must be an integer")
+        reserve, position = action["reserve"], action["position"]
         if not reserves:
             raise IllegalAction("no_reserve", "you have no reserve card left")
         if not 0 <= reserve < len(reserves):
@@ -410,10 +524,8 @@ class KrassKariert(Game):
     def _insert(self, state, seat, action):
         if state["phase"] != "insert":
             raise IllegalAction("nothing_to_insert", "you have no drawn card to insert")
-        position = action.get("position")
+        position = action["position"]
         hand = state["hands"][seat]
-        if not _is_int(position):
-            raise IllegalAction("invalid_field", "'position' must be an integer")
         if not 0 <= position <= len(hand):
             raise IllegalAction("invalid_position", f"'position' must be 0..{len(hand)}")
         s = dict(state)
@@ -557,4 +669,4 @@ def _copy_result(result: dict | None) -> dict | None:
     return {k: list(v) if isinstance(v, list) else v for k, v in result.items()}
 
 
-KRASS_KARIERT = register(KrassKariert())
+KRASS_KARIERT = KrassKariert()

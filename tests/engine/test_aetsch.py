@@ -218,7 +218,7 @@ def test_jack_and_joker_need_a_suit_and_other_cards_take_none():
         assert info.value.code == "suit_required"
         with pytest.raises(IllegalAction) as info:
             act(state, 0, "play", card=card, suit="red")
-        assert info.value.code == "invalid_suit"
+        assert info.value.code == "invalid_value"
     with pytest.raises(IllegalAction) as info:
         act(state, 0, "play", card="hearts-4", suit="clubs")
     assert info.value.code == "suit_not_allowed"
@@ -422,10 +422,12 @@ def test_five_draws_five_unseen_and_gives_them_out_one_by_one():
 def test_five_cards_go_only_to_other_players():
     state = new([["hearts-5", "clubs-9", "clubs-10"], FILL3, FILL4], "hearts-3")
     state = play(state, 0, "hearts-5")
-    for bad in (0, 3, -1, True, "1", None):
+    # Not another player's seat: the game's answer; not a seat number at all: the shape's.
+    for bad, code in ((0, "invalid_target"), (3, "invalid_target"), (-1, "invalid_value"),
+                      (True, "invalid_type"), ("1", "invalid_type"), (None, "invalid_type")):
         with pytest.raises(IllegalAction) as info:
             act(state, 0, "give_drawn", to=bad)
-        assert info.value.code == "invalid_target"
+        assert info.value.code == code
 
 
 def test_seven_skips_the_next_player():
@@ -561,10 +563,12 @@ def test_joker_wishes_then_rolls_and_every_face_has_its_effect():
             assert G.legal_actions(state, 0) == [{"type": "swap", "seats": [1, 2]},
                                                  {"type": "swap", "seats": [1, 3]},
                                                  {"type": "swap", "seats": [2, 3]}]
-            for bad in ([0, 1], [1, 1], [1, 4], [1], "1,2", [True, 2]):
+            for bad, code in (([0, 1], "invalid_seats"), ([1, 1], "invalid_seats"),
+                              ([1, 4], "invalid_seats"), ([1], "invalid_value"),
+                              ("1,2", "invalid_type"), ([True, 2], "invalid_type")):
                 with pytest.raises(IllegalAction) as info:
                     act(state, 0, "swap", seats=bad)
-                assert info.value.code == "invalid_seats"
+                assert info.value.code == code
             with pytest.raises(IllegalAction):
                 act(state, 0, "reroll")
             state, events = act(state, 0, "swap", seats=[3, 1])
@@ -715,14 +719,14 @@ def test_illegal_actions_have_stable_codes_and_change_nothing():
 
     state = new([["hearts-7", "hearts-K", "clubs-9"], FILL3], "hearts-3")
     before = copy.deepcopy(state)
-    cases = [({"type": "play", "card": "hearts-7", "extra": 1}, "invalid_field"),
-             ({"type": "play", "card": "hearts-77"}, "invalid_card"),
-             ({"type": "play", "card": 7}, "invalid_card"),
+    cases = [({"type": "play", "card": "hearts-7", "extra": 1}, "unknown_field"),
+             ({"type": "play", "card": "hearts-77"}, "invalid_value"),
+             ({"type": "play", "card": 7}, "invalid_type"),
              ({"type": "play", "card": "diamonds-7"}, "card_not_in_hand"),
-             ({"type": "play", "card": "hearts-7", "call": "yes"}, "invalid_field"),
+             ({"type": "play", "card": "hearts-7", "call": "yes"}, "invalid_type"),
              ({"type": "give", "card": "hearts-7"}, "wrong_phase"),
              ({"type": "reroll"}, "wrong_phase"),
-             ({"type": "draw", "card": "hearts-7"}, "invalid_field")]
+             ({"type": "draw", "card": "hearts-7"}, "unknown_field")]
     for action, code in cases:
         with pytest.raises(IllegalAction) as info:
             G.apply(state, 0, action)
@@ -733,10 +737,12 @@ def test_illegal_actions_have_stable_codes_and_change_nothing():
     assert state == before
 
 
-def test_null_optional_fields_are_accepted():
+def test_null_is_no_value_in_the_engine_the_api_drops_it_before():
     state = new([["hearts-7", "hearts-K", "clubs-9"], FILL3], "hearts-3")
-    state, _ = G.apply(state, 0, {"type": "play", "card": "hearts-7", "suit": None,
-                                  "call": None})
+    with pytest.raises(IllegalAction) as info:
+        G.apply(state, 0, {"type": "play", "card": "hearts-7", "suit": None})
+    assert (info.value.code, info.value.field) == ("invalid_type", "suit")
+    state, _ = G.apply(state, 0, {"type": "play", "card": "hearts-7"})
     assert state["discard_pile"][-1] == "hearts-7"
 
 

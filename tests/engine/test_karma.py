@@ -178,7 +178,7 @@ def test_choose_face_up_lists_one_entry_per_distinct_choice():
 def test_face_up_cards_must_come_from_the_hand():
     state = KARMA.new_game(2, 1, deck=deck_for(2, dealt={0: ["1", "2", "3", "4", "5", "6"]}))
     illegal(state, 0, {"type": "choose_face_up", "cards": ["1", "2", "16"]}, "card_not_in_hand")
-    illegal(state, 0, {"type": "choose_face_up", "cards": ["1", "2"]}, "invalid_field")
+    illegal(state, 0, {"type": "choose_face_up", "cards": ["1", "2"]}, "invalid_value")
     illegal(state, 0, {"type": "play", "cards": ["1"]}, "choose_face_up_first")
 
 
@@ -583,7 +583,7 @@ def test_karma_give_leaves_the_game_and_gives_the_whole_pile_to_a_chosen_player(
     illegal(s, 1, {"type": "play", "cards": [GIVE]}, "receiver_required")
     illegal(s, 1, {"type": "play", "cards": [GIVE], "to": 1}, "invalid_receiver")
     illegal(s, 1, {"type": "play", "cards": [GIVE], "to": 4}, "invalid_receiver")
-    illegal(s, 1, {"type": "play", "cards": ["4"], "to": 3}, "invalid_field")
+    illegal(s, 1, {"type": "play", "cards": ["4"], "to": 3}, "to_not_allowed")
     s, events = play(s, 1, GIVE, to=3)
     assert GIVE in s["out"] and GIVE not in s["pile"]
     assert s["pile"] == [] and s["hands"][3][-1] == "3"
@@ -667,13 +667,13 @@ def test_a_match_is_one_round():
 def test_malformed_fields_are_rejected_and_change_nothing():
     s = deal(3, hand={0: ["3", "1", "2"]})
     before = repr(s)
-    illegal(s, 0, {"type": "play", "cards": "3"}, "invalid_field")
-    illegal(s, 0, {"type": "play", "cards": []}, "invalid_field")
-    illegal(s, 0, {"type": "play", "cards": ["joker"]}, "invalid_field")
-    illegal(s, 0, {"type": "play", "cards": ["3"], "extra": 1}, "invalid_field")
+    illegal(s, 0, {"type": "play", "cards": "3"}, "invalid_type")
+    illegal(s, 0, {"type": "play", "cards": []}, "invalid_value")
+    illegal(s, 0, {"type": "play", "cards": ["joker"]}, "invalid_value")
+    illegal(s, 0, {"type": "play", "cards": ["3"], "extra": 1}, "unknown_field")
     illegal(s, 0, {"type": "play", "cards": ["16"]}, "card_not_in_hand")
-    illegal(s, 0, {"type": "play_blind", "position": True}, "invalid_field")
-    illegal(s, 0, {"type": "play_blind", "position": 3}, "invalid_field")
+    illegal(s, 0, {"type": "play_blind", "position": True}, "invalid_type")
+    illegal(s, 0, {"type": "play_blind", "position": 3}, "invalid_value")
     illegal(s, 0, {"type": "give_to", "to": 1}, "nothing_to_give")
     illegal(s, 0, {"type": "choose_face_up", "cards": ["1", "2", "3"]}, "already_chosen")
     illegal(s, 1, {"type": "play", "cards": ["3"]}, "not_your_turn")

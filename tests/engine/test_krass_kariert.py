@@ -244,14 +244,17 @@ def test_stop_and_draw_are_played_alone_with_count_1_and_no_rank():
     acts = [a for a in G.legal_actions(t.state, 0) if a["kind"] in ("stop", "draw")]
     assert all("rank" not in a for a in acts)
     assert t.illegal(0, {"type": "play", "index": 0, "count": 1, "kind": "stop",
-                         "rank": 3}) == "invalid_field"
+                         "rank": 3}) == "rank_not_allowed"
     assert t.illegal(0, {"type": "play", "index": 0, "count": 2, "kind": "stop"}) == \
-        "invalid_field"
+        "played_alone"
     assert t.illegal(0, {"type": "play", "index": 1, "count": 1, "kind": "stop"}) == \
         "does_not_match"
     assert t.illegal(0, {"type": "play", "index": 0, "count": 2, "kind": "street2",
                          "rank": 2}) == "not_a_combination"
-    t.act(0, {"type": "play", "index": 1, "count": 1, "kind": "draw", "rank": None})
+    # null is no value in any game (the API drops it before the engine sees it)
+    assert t.illegal(0, {"type": "play", "index": 1, "count": 1, "kind": "draw",
+                         "rank": None}) == "invalid_type"
+    t.act(0, {"type": "play", "index": 1, "count": 1, "kind": "draw"})
     assert t.hand(0) == ["stop", "5"]
 
 
@@ -367,7 +370,7 @@ def test_leader_must_play_and_cannot_take_a_reserve():
     assert t.illegal(1, {"type": "take_reserve", "reserve": 0, "position": 4}) == \
         "invalid_position"
     assert t.illegal(1, {"type": "take_reserve", "reserve": True, "position": 0}) == \
-        "invalid_field"
+        "invalid_type"
 
 
 def test_malformed_fields_are_rejected_and_change_nothing():
@@ -377,7 +380,8 @@ def test_malformed_fields_are_rejected_and_change_nothing():
            {"type": "play", "index": 0, "count": 1, "kind": "quad", "rank": 5},
            {"type": "play", "index": 0, "count": 1, "kind": "solo", "rank": 13},
            {"type": "play", "index": 0, "count": 1, "kind": "solo", "rank": 5, "x": 1}]
-    assert [t.illegal(0, a) for a in bad] == ["invalid_field"] * 5
+    assert [t.illegal(0, a) for a in bad] == ["invalid_type", "invalid_value", "invalid_value",
+                                              "invalid_value", "unknown_field"]
     assert t.illegal(0, {"type": "play", "index": 3, "count": 1, "kind": "solo",
                          "rank": 5}) == "invalid_index"
     assert t.illegal(0, {"type": "play", "index": 0, "count": 1, "kind": "solo",

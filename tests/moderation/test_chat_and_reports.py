@@ -81,7 +81,7 @@ def test_a_seated_player_chats_and_everyone_reads_it_in_the_log(alice, bob, tabl
     (update, event), = events
     assert update["kind"] == "chat" and update["seq"] == sent["message"]["seq"]
     assert event["data"]["text"] == "good luck all"
-    assert event["data"]["display_name"] == "Alice" and event["data"]["seat"] == 0
+    assert event["data"]["displayName"] == "Alice" and event["data"]["seat"] == 0
     # The log itself keeps no text (it is looked up when read).
     entry = TableLogEntry.objects.get(kind=LogKind.CHAT)
     assert "text" not in entry.events[0]
@@ -142,8 +142,8 @@ def test_hidden_messages_disappear_for_players_in_every_replay(alice, bob, table
         texts = [e["data"].get("text") for _, e in events]
         assert "something nasty" not in texts and "something nice" in texts
         hidden = [e for _, e in events if e["type"] == "chat_hidden"]
-        assert hidden and hidden[0]["data"]["message_id"] == int(sent["id"])
-        original = next(e for _, e in events if e["data"].get("message_id") == int(sent["id"])
+        assert hidden and hidden[0]["data"]["messageId"] == int(sent["id"])
+        original = next(e for _, e in events if e["data"].get("messageId") == int(sent["id"])
                         and e["type"] == "chat")
         assert original["data"]["hidden"] is True and "text" not in original["data"]
     moderation.chat_message_unhide(actor=mod, message_id=sent["id"])
@@ -183,7 +183,7 @@ async def test_chat_and_its_hiding_arrive_live_in_table_events(alice, bob, table
     second = (await ws.receive_json_from(timeout=5))["payload"]["data"]["tableEvents"]
     event = second["events"][0]
     assert event["type"] == "chat_hidden"
-    assert event["data"]["message_id"] == int(sent["message"]["id"])
+    assert event["data"]["messageId"] == int(sent["message"]["id"])
     assert "psst" not in str(second)
     await ws.disconnect()
 

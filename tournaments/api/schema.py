@@ -16,9 +16,8 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from accounts.api.types import PlayerType
-from accounts.errors import DomainError
 from accounts.models import Player
-from config.api import UserError, require_viewer, viewer
+from config.api import UserError, payload, require_viewer, viewer
 from tournaments import realtime, selectors, services
 from tournaments.errors import TournamentError
 
@@ -70,17 +69,15 @@ class TournamentPayload:
     errors: list[UserError] = strawberry.field(default_factory=list)
 
 
+@payload
 async def _payload(info: Info, fn) -> TournamentPayload:
-    try:
-        player = require_viewer(info)
+    player = require_viewer(info)
 
-        def run():
-            t = fn(player)
-            return TournamentType.of(selectors.tournament_get(t.pk), player)
+    def run():
+        t = fn(player)
+        return TournamentType.of(selectors.tournament_get(t.pk), player)
 
-        return TournamentPayload(tournament=await database_sync_to_async(run)())
-    except DomainError as exc:
-        return TournamentPayload(errors=[UserError.of(exc)])
+    return TournamentPayload(tournament=await database_sync_to_async(run)())
 
 
 @strawberry.type

@@ -15,8 +15,7 @@ from channels.db import database_sync_to_async
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from accounts.errors import DomainError
-from config.api import UserError, require_viewer
+from config.api import UserError, payload, require_viewer
 from tournaments import webhooks
 from tournaments.models import WebhookDelivery, WebhookEndpoint
 
@@ -138,59 +137,49 @@ class Mutation:
     @strawberry.mutation(description=(
         "Register a URL for tournament events, signed per Standard Webhooks; the secret is "
         "in this payload only."))
+    @payload
     async def create_webhook_endpoint(self, info: Info, input: CreateWebhookEndpointInput,
                                       ) -> WebhookEndpointPayload:
-        try:
-            player = require_viewer(info)
-            endpoint, secret = await database_sync_to_async(webhooks.endpoint_create)(
-                owner=player, url=input.url, tournament_id=input.tournament_id,
-                events=_events(input.events), description=input.description)
-            return WebhookEndpointPayload(endpoint=WebhookEndpointType.of(endpoint),
-                                          secret=secret)
-        except DomainError as exc:
-            return WebhookEndpointPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
+        endpoint, secret = await database_sync_to_async(webhooks.endpoint_create)(
+            owner=player, url=input.url, tournament_id=input.tournament_id,
+            events=_events(input.events), description=input.description)
+        return WebhookEndpointPayload(endpoint=WebhookEndpointType.of(endpoint),
+                                      secret=secret)
 
     @strawberry.mutation
+    @payload
     async def update_webhook_endpoint(self, info: Info, input: UpdateWebhookEndpointInput,
                                       ) -> WebhookEndpointPayload:
-        try:
-            player = require_viewer(info)
-            endpoint = await database_sync_to_async(webhooks.endpoint_update)(
-                actor=player, endpoint_id=input.id, url=input.url, events=_events(input.events),
-                description=input.description, active=input.active)
-            return WebhookEndpointPayload(endpoint=WebhookEndpointType.of(endpoint))
-        except DomainError as exc:
-            return WebhookEndpointPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
+        endpoint = await database_sync_to_async(webhooks.endpoint_update)(
+            actor=player, endpoint_id=input.id, url=input.url, events=_events(input.events),
+            description=input.description, active=input.active)
+        return WebhookEndpointPayload(endpoint=WebhookEndpointType.of(endpoint))
 
     @strawberry.mutation(description="A new secret, shown once; the old one stops at once.")
+    @payload
     async def rotate_webhook_secret(self, info: Info, id: strawberry.ID,
                                     ) -> WebhookEndpointPayload:
-        try:
-            player = require_viewer(info)
-            endpoint, secret = await database_sync_to_async(webhooks.endpoint_rotate_secret)(
-                actor=player, endpoint_id=id)
-            return WebhookEndpointPayload(endpoint=WebhookEndpointType.of(endpoint),
-                                          secret=secret)
-        except DomainError as exc:
-            return WebhookEndpointPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
+        endpoint, secret = await database_sync_to_async(webhooks.endpoint_rotate_secret)(
+            actor=player, endpoint_id=id)
+        return WebhookEndpointPayload(endpoint=WebhookEndpointType.of(endpoint),
+                                      secret=secret)
 
     @strawberry.mutation
+    @payload
     async def delete_webhook_endpoint(self, info: Info, id: strawberry.ID,
                                       ) -> DeleteWebhookEndpointPayload:
-        try:
-            player = require_viewer(info)
-            await database_sync_to_async(webhooks.endpoint_delete)(actor=player, endpoint_id=id)
-            return DeleteWebhookEndpointPayload(ok=True)
-        except DomainError as exc:
-            return DeleteWebhookEndpointPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
+        await database_sync_to_async(webhooks.endpoint_delete)(actor=player, endpoint_id=id)
+        return DeleteWebhookEndpointPayload(ok=True)
 
     @strawberry.mutation(description=(
         "Send a `webhook.test` event to this endpoint now (also when it is disabled)."))
+    @payload
     async def send_test_webhook(self, info: Info, id: strawberry.ID) -> WebhookDeliveryPayload:
-        try:
-            player = require_viewer(info)
-            delivery = await database_sync_to_async(webhooks.endpoint_send_test)(
-                actor=player, endpoint_id=id)
-            return WebhookDeliveryPayload(delivery=WebhookDeliveryType.of(delivery))
-        except DomainError as exc:
-            return WebhookDeliveryPayload(errors=[UserError.of(exc)])
+        player = require_viewer(info)
+        delivery = await database_sync_to_async(webhooks.endpoint_send_test)(
+            actor=player, endpoint_id=id)
+        return WebhookDeliveryPayload(delivery=WebhookDeliveryType.of(delivery))

@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from games.bots import BOTS
+from games.bots import levels as bot_levels
 from games.bots.simulate import lineup_for, play_match, summarize
 from games.engine import GAMES, EngineError
 
@@ -55,7 +55,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         game = opts["game"]
         levels = [lv.strip() for lv in opts["lineup"].split(",") if lv.strip()]
-        known = BOTS.get(game, {})
+        known = bot_levels(game)
         unknown = [lv for lv in levels if lv not in known]
         if unknown:
             raise CommandError(f"unknown bot level(s) {', '.join(unknown)}; "

@@ -12,26 +12,45 @@ export interface ActPayload {
   table: Table | null;
 }
 
-/** One move. Exactly one field is set; flag-only moves take `true`. Each entry of `legalActions` is a valid value of this input. */
+/** One move. Exactly one field is set; moves without fields take `true`. Each entry of `legalActions` is a valid value of this input. */
 export interface ActionInput {
+  /** In kato, krass_kariert, karma, aetsch. */
   play?: PlayInput | null;
+  /** In kato, aetsch. Takes `true`. */
   draw?: boolean | null;
+  /** In kato, aetsch. Takes `true`. */
   pass?: boolean | null;
+  /** In kato. */
+  chooseColor?: ChooseColorInput | null;
+  /** In kato. Takes `true`. */
   accept?: boolean | null;
+  /** In kato. Takes `true`. */
   challenge?: boolean | null;
+  /** In kato. Takes `true`. */
   call?: boolean | null;
-  catch?: SeatInput | null;
-  chooseColor?: ColorInput | null;
-  takeReserve?: ReserveInput | null;
-  insert?: PositionInput | null;
-  chooseFaceUp?: CardsInput | null;
-  playBlind?: PositionInput | null;
-  giveTo?: ToInput | null;
+  /** In kato. */
+  catch?: CatchInput | null;
+  /** In krass_kariert. */
+  takeReserve?: TakeReserveInput | null;
+  /** In krass_kariert. */
+  insert?: InsertInput | null;
+  /** In karma. */
+  chooseFaceUp?: ChooseFaceUpInput | null;
+  /** In karma. */
+  playBlind?: PlayBlindInput | null;
+  /** In karma. */
+  giveTo?: GiveToInput | null;
+  /** In karma. Takes `true`. */
   takePile?: boolean | null;
-  giveDrawn?: ToInput | null;
-  peek?: SeatInput | null;
-  give?: CardInput | null;
-  swap?: SeatsInput | null;
+  /** In aetsch. */
+  giveDrawn?: GiveDrawnInput | null;
+  /** In aetsch. */
+  peek?: PeekInput | null;
+  /** In aetsch. */
+  give?: GiveInput | null;
+  /** In aetsch. */
+  swap?: SwapInput | null;
+  /** In aetsch. Takes `true`. */
   reroll?: boolean | null;
 }
 
@@ -45,16 +64,16 @@ export interface AetschView {
   hand: Array<string> | null;
   handCounts: Array<number>;
   actors: Array<number>;
+  players: number;
   top: string | null;
   suit: string | null;
   direction: number;
   phase: string;
-  players: number;
   turn: number | null;
   pendingTwo: number;
   twoTarget: number | null;
   toGiveCount: number;
-  giveTo: any | null;
+  giveTo: number | null;
   drawnCard: string | null;
   lastRoll: any | null;
   peeked: any | null;
@@ -66,6 +85,7 @@ export interface AetschView {
   roundResults: any;
   placingSums: Array<number>;
   winner: number | null;
+  options: any;
   raw: any;
 }
 
@@ -117,12 +137,10 @@ export interface BotLevel {
   description: string;
 }
 
-export interface CardInput {
-  card?: string;
-}
-
-export interface CardsInput {
-  cards?: Array<string>;
+/** The fields of `catch` (which game takes which: docs/games/). */
+export interface CatchInput {
+  /** kato: the seat caught */
+  seat?: number | null;
 }
 
 export interface ChatMessage {
@@ -135,8 +153,16 @@ export interface ChatMessage {
   createdAt: string;
 }
 
-export interface ColorInput {
-  color?: string;
+/** The fields of `chooseColor` (which game takes which: docs/games/). */
+export interface ChooseColorInput {
+  /** kato: the colour in force from now */
+  color?: string | null;
+}
+
+/** The fields of `chooseFaceUp` (which game takes which: docs/games/). */
+export interface ChooseFaceUpInput {
+  /** karma: three cards of your hand */
+  cards?: Array<string> | null;
 }
 
 export interface CreateApiTokenPayload {
@@ -199,7 +225,10 @@ export interface DeleteWebhookEndpointPayload {
   errors: Array<UserError>;
 }
 
-/** One thing that happened; `data` holds its fields (RULES.md names). */
+/** Why an expected failure happened; the values are stable (docs/api.md, docs/games/). */
+export type ErrorCode = "unauthenticated" | "invalid_credentials" | "invalid_username" | "username_taken" | "invalid_password" | "invalid_display_name" | "invalid_token" | "invalid_token_name" | "malformed_authorization" | "token_expired" | "banned" | "inactive" | "not_found" | "table_full" | "seat_taken" | "invalid_seat" | "wrong_invite_code" | "already_seated" | "not_seated" | "not_creator" | "not_open" | "not_playing" | "not_enough_players" | "game_over" | "stale_version" | "unknown_game" | "invalid_options" | "invalid_bot_level" | "spectators_not_allowed" | "invalid_seat_count" | "invalid_turn_clock" | "invalid_visibility" | "invalid_idempotency_key" | "idempotency_key_reused" | "busy" | "bad_after_seq" | "invalid_cursor" | "malformed_action" | "chat_not_allowed" | "invalid_text" | "muted" | "table_closed" | "forbidden" | "reason_required" | "invalid_until" | "cannot_report_self" | "invalid_reason" | "already_handled" | "invalid_status" | "unknown_action" | "unknown_field" | "missing_field" | "invalid_type" | "invalid_value" | "not_your_turn" | "round_over" | "round_not_over" | "unknown_option" | "invalid_deck" | "invalid_player_count" | "card_not_in_hand" | "does_not_match" | "color_required" | "color_not_allowed" | "choose_color_first" | "cannot_choose_color_now" | "one_card_only" | "invalid_combination" | "must_answer_draw" | "must_play_drawn_card" | "cannot_draw_now" | "cannot_pass" | "nothing_to_accept" | "nothing_to_challenge" | "nothing_to_call" | "nothing_to_catch" | "cannot_catch_yourself" | "must_insert" | "nothing_to_insert" | "invalid_index" | "rank_required" | "rank_not_allowed" | "played_alone" | "not_a_combination" | "does_not_beat" | "must_lead" | "no_reserve" | "no_such_reserve" | "invalid_position" | "choose_face_up_first" | "already_chosen" | "receiver_required" | "to_not_allowed" | "invalid_receiver" | "card_not_on_table" | "cards_not_identical" | "one_karma_card" | "must_play_blind" | "no_cards" | "blind_not_allowed" | "no_card_at_position" | "nothing_to_give" | "table_play_required" | "pile_empty" | "wrong_phase" | "not_drawn_card" | "must_answer_two" | "suit_required" | "suit_not_allowed" | "invalid_target" | "invalid_seats" | "reroll_not_allowed" | "not_organiser" | "registration_closed" | "tournament_full" | "already_registered" | "not_registered" | "disqualified" | "already_started" | "invalid_format" | "invalid_table_size" | "invalid_rounds" | "invalid_advance" | "invalid_duration" | "invalid_schedule" | "invalid_name" | "invalid_url" | "invalid_events" | "too_many_endpoints" | "rate_limited" | "query_timeout";
+
+/** One thing that happened; `data` holds its fields, camelCased like the schema (each game's events and who sees them: docs/games/<game>.md). */
 export interface GameEvent {
   __typename?: "GameEvent";
   type: string;
@@ -218,7 +247,32 @@ export interface GameInfo {
   botLevelInfo: Array<BotLevel>;
 }
 
+/** One game's view of a match. */
 export type GameView = KatoView | KrassKariertView | KarmaView | AetschView;
+
+/** The fields of `giveDrawn` (which game takes which: docs/games/). */
+export interface GiveDrawnInput {
+  /** aetsch: another player */
+  to?: number | null;
+}
+
+/** The fields of `give` (which game takes which: docs/games/). */
+export interface GiveInput {
+  /** aetsch: a card of your hand */
+  card?: string | null;
+}
+
+/** The fields of `giveTo` (which game takes which: docs/games/). */
+export interface GiveToInput {
+  /** karma: the receiver */
+  to?: number | null;
+}
+
+/** The fields of `insert` (which game takes which: docs/games/). */
+export interface InsertInput {
+  /** krass_kariert: where in your hand (0 = front) */
+  position?: number | null;
+}
 
 export interface KarmaView {
   __typename?: "KarmaView";
@@ -230,21 +284,22 @@ export interface KarmaView {
   hand: Array<string> | null;
   handCounts: Array<number>;
   actors: Array<number>;
+  players: number;
+  options: any;
+  phase: string;
+  turn: number | null;
+  pending: string | null;
   top: string | null;
   pile: Array<string>;
   tableUp: Array<Array<string>>;
   tableDownCounts: Array<number>;
-  tableDownPositions: any;
+  tableDownPositions: Array<Array<number>>;
   ownTableDown: Array<string> | null;
   chosen: Array<boolean>;
   faceUpChoice: Array<string> | null;
   drawCount: number;
-  phase: string;
-  players: number;
-  turn: number | null;
-  pending: string | null;
   outCount: number;
-  finished: any;
+  finished: Array<number>;
   loser: number | null;
   cardsLeft: Array<number>;
   result: any | null;
@@ -281,6 +336,7 @@ export interface KatoView {
   scores: Array<number>;
   lastResult: any | null;
   over: boolean;
+  options: any;
   raw: any;
 }
 
@@ -294,12 +350,12 @@ export interface KrassKariertView {
   hand: Array<string> | null;
   handCounts: Array<number>;
   actors: Array<number>;
+  players: number;
+  deal: number;
+  phase: string;
   top: any | null;
   chips: Array<number>;
   reserves: Array<Array<string>>;
-  phase: string;
-  players: number;
-  deal: number;
   leader: number | null;
   trick: any;
   toAct: Array<number>;
@@ -368,7 +424,7 @@ export interface Mutation {
   startTable: TablePayload;
   /** The creator ends a table that has not started, without a result. Anything else is a moderator's action: it needs the abort permission and a `reason`, and is audited. */
   abortTable: TablePayload;
-  /** The creator seats a bot before the start. */
+  /** The creator seats a bot before the start. `level` is one of the game's `botLevels` (none: its default). */
   addBot: TablePayload;
   removeBot: TablePayload;
   /** Make a move. `expectedVersion` is the table version you saw (a move made against an older one is refused as `stale_version`); the same `idempotencyKey` applies once and answers the same. */
@@ -407,18 +463,40 @@ export interface OptionSpec {
   choices: Array<string> | null;
 }
 
-/** The fields of a play; which ones a game uses is in RULES.md. */
+/** The fields of `peek` (which game takes which: docs/games/). */
+export interface PeekInput {
+  /** aetsch: whose hand */
+  seat?: number | null;
+}
+
+/** The fields of `playBlind` (which game takes which: docs/games/). */
+export interface PlayBlindInput {
+  /** karma: its position 0..2 */
+  position?: number | null;
+}
+
+/** The fields of `play` (which game takes which: docs/games/). */
 export interface PlayInput {
+  /** kato: the cards played, from your hand; karma: identical cards */
   cards?: Array<string> | null;
-  card?: string | null;
+  /** kato: the colour chosen (wild cards only) (optional) */
   color?: string | null;
-  suit?: string | null;
+  /** kato: call KaTO with this play (optional); aetsch: Ätsch! (one card left) or Ätsch, Ätsch! (none) (optional) */
   call?: boolean | null;
-  to?: number | null;
+  /** krass_kariert: the hand position of the first card */
   index?: number | null;
+  /** krass_kariert: how many adjacent cards */
   count?: number | null;
+  /** krass_kariert: solo, street2, pair, street3, triple, stop or draw */
   kind?: string | null;
+  /** krass_kariert: the highest number as played, x's included (not for stop or draw) (optional) */
   rank?: number | null;
+  /** karma: who receives the pile (karma-give only) (optional) */
+  to?: number | null;
+  /** aetsch: the card, from your hand */
+  card?: string | null;
+  /** aetsch: the wished suit (J and joker only) (optional) */
+  suit?: string | null;
 }
 
 /** A person, a guest or a bot, as others see them. */
@@ -438,10 +516,6 @@ export interface PlayerProfile {
   isGuest: boolean;
   isBot: boolean;
   ratings: Array<Rating>;
-}
-
-export interface PositionInput {
-  position?: number;
 }
 
 export interface Query {
@@ -520,11 +594,6 @@ export interface ReportPlayerPayload {
 
 export type ReportStatusEnum = "OPEN" | "RESOLVED" | "DISMISSED";
 
-export interface ReserveInput {
-  reserve?: number;
-  position?: number;
-}
-
 export interface RevokeApiTokenPayload {
   __typename?: "RevokeApiTokenPayload";
   apiToken: ApiToken | null;
@@ -538,10 +607,6 @@ export interface RoundResultType {
   scores: Array<number>;
 }
 
-export interface SeatInput {
-  seat?: number;
-}
-
 export interface SeatType {
   __typename?: "SeatType";
   position: number;
@@ -549,10 +614,6 @@ export interface SeatType {
   isBot: boolean;
   botLevel: string | null;
   takenOverByBot: boolean;
-}
-
-export interface SeatsInput {
-  seats?: Array<number>;
 }
 
 export interface SendChatMessagePayload {
@@ -583,6 +644,12 @@ export interface Subscription {
   lobbyEvents: LobbyUpdate;
   /** A tournament as it runs: first a `subscribed` event with its current status, then round started, table finished, standings changed, finished. Events say what changed; query `tournament` for the details. */
   tournamentEvents: TournamentEvent;
+}
+
+/** The fields of `swap` (which game takes which: docs/games/). */
+export interface SwapInput {
+  /** aetsch: the two seats */
+  seats?: Array<number> | null;
 }
 
 export interface Table {
@@ -645,8 +712,12 @@ export interface TableUpdate {
   view: GameView | null;
 }
 
-export interface ToInput {
-  to?: number;
+/** The fields of `takeReserve` (which game takes which: docs/games/). */
+export interface TakeReserveInput {
+  /** krass_kariert: 0 or 1 among your remaining reserve cards */
+  reserve?: number | null;
+  /** krass_kariert: where in your hand (0 = front) */
+  position?: number | null;
 }
 
 export interface Tournament {
@@ -740,7 +811,7 @@ export interface UpdateWebhookEndpointInput {
 /** An expected failure: switch on `code`; `message` is for people. */
 export interface UserError {
   __typename?: "UserError";
-  code: string;
+  code: ErrorCode;
   message: string;
   field: string | null;
   /** With `rate_limited`: seconds to wait before trying again. */
