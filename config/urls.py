@@ -3,6 +3,8 @@ from django.contrib import admin
 from django.http import HttpResponse, JsonResponse
 from django.urls import path, re_path
 
+from games import views as game_views
+
 from . import health, metrics
 from .graphql import graphql_view
 
@@ -29,6 +31,7 @@ urlpatterns = [
     path("health/live", health.live),
     path("health/ready", health.ready),
     path("metrics", metrics.metrics_view),
+    path("api/tables/<int:table_id>/replay.json", game_views.replay_json, name="table-replay"),
     path("", webclient),
     re_path(r"^(?:t|join|tournaments|leaderboard)(?:/.*)?$", webclient),
 ]

@@ -460,6 +460,8 @@ export interface Query {
   myTables: Array<Table>;
   /** Moderator actions, newest first. Staff with the audit log permission only; others get the error code `forbidden`. */
   moderationLog: AuditLogPage | null;
+  /** The replay of an ended match (finished or aborted), every hand included. Public tables: anyone; private: their players and creator; staff always. Errors (codes): `not_found`, `not_finished` while the match runs (nothing of it is revealed), `not_started`. */
+  tableReplay: TableReplay;
   /** One tournament: its rounds, tables and standings. */
   tournament: Tournament | null;
   /** Tournaments, newest first. */
@@ -502,6 +504,34 @@ export interface Registration {
   status: string;
   reason: string;
   createdAt: string;
+}
+
+/** One seat of a replayed match. */
+export interface ReplaySeat {
+  __typename?: "ReplaySeat";
+  seat: number;
+  playerId: string;
+  displayName: string;
+  isBot: boolean;
+  botLevel: string | null;
+}
+
+/** One change at the table, in order (the log without its chat). */
+export interface ReplayStep {
+  __typename?: "ReplayStep";
+  seq: number;
+  kind: string;
+  /** What a rebuild calls here: `new_game`, `apply` (with `seat` and `action`), `start_next_round`, or nothing (seats, the end). */
+  engine: string | null;
+  seat: number | null;
+  action: any | null;
+  version: number;
+  status: string | null;
+  at: string;
+  /** What everyone saw at this step. */
+  events: any;
+  /** What only some seats saw (their hands), each with its `visible_to`; revealed because the match has ended. */
+  hiddenEvents: any;
 }
 
 /** Your report, as the moderators received it. */
@@ -627,6 +657,26 @@ export interface TablePayload {
   __typename?: "TablePayload";
   table: Table | null;
   errors: Array<UserError>;
+}
+
+/** An ended match, enough to rebuild every state with the engine: `newGame(seatCount, seed, options)`, then each step's `engine` call. Also at `/api/tables/<id>/replay.json`. */
+export interface TableReplay {
+  __typename?: "TableReplay";
+  tableId: string;
+  game: string;
+  status: string;
+  seatCount: number;
+  /** A string: 62 bits do not fit GraphQL's Int. */
+  seed: string;
+  options: any;
+  /** The first deal's draw order. */
+  deck: Array<string>;
+  players: Array<ReplaySeat>;
+  steps: Array<ReplayStep>;
+  result: any | null;
+  finalState: any | null;
+  /** The whole replay as one JSON document (the export's content). */
+  document: any;
 }
 
 export type TableStatusEnum = "OPEN" | "PLAYING" | "FINISHED" | "ABORTED";
