@@ -16,7 +16,7 @@ from django.http import HttpResponse
 from accounts import services as account_services
 from accounts.errors import AuthError, DomainError
 
-STATUS_OF = {"not_found": 404, "not_finished": 409, "not_started": 409, "forbidden": 403,
+STATUS_OF = {"not_found": 404, "not_finished": 409, "not_started": 409, "not_elimination": 404, "forbidden": 403,
              "unauthenticated": 401, "invalid_token": 401, "token_expired": 401,
              "malformed_authorization": 401, "banned": 403, "inactive": 403}
 
