@@ -488,10 +488,13 @@ def _arena_pair(t: Tournament) -> int:
                                           waiting_since__isnull=False)
                    .order_by("waiting_since", "id").values_list("player_id", flat=True))
     last: dict[int, list[int]] = {}
+    history = []
     for link in TournamentTable.objects.filter(round__tournament=t).order_by("id"):
+        history.append(tuple(link.players))
         for p in link.players:
             last[p] = [o for o in link.players if o != p]
-    pairing = formats.arena_pair(waiting, table_size=t.table_size, last_opponents=last)
+    pairing = formats.arena_pair(waiting, table_size=t.table_size, last_opponents=last,
+                                 history=history)
     if not pairing.tables:
         return 0
     rnd = t.rounds_set.get(number=1)
