@@ -31,6 +31,7 @@ from games.api.replays import Query as ReplaysQuery
 from games.api.schema import Mutation as GamesMutation
 from games.api.schema import Query as GamesQuery
 from games.api.schema import Subscription as GamesSubscription
+from tournaments.api.control import Mutation as ControlMutation
 from tournaments.api.schema import Mutation as TournamentsMutation
 from tournaments.api.schema import Query as TournamentsQuery
 from tournaments.api.schema import Subscription as TournamentsSubscription
@@ -125,7 +126,7 @@ class QueryLimits(AddValidationRules):
 Query = merge_types("Query", (AccountsQuery, GamesQuery, ModerationQuery, ReplaysQuery,
                               TournamentsQuery, WebhooksQuery))
 Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, ModerationMutation,
-                                    TournamentsMutation, WebhooksMutation))
+                                    TournamentsMutation, ControlMutation, WebhooksMutation))
 Subscription = merge_types("Subscription", (GamesSubscription, TournamentsSubscription))
 
 class StapelSchema(strawberry.Schema):

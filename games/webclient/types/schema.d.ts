@@ -155,6 +155,8 @@ export interface CreateTableInput {
   turnClockSeconds?: number | null;
   allowSpectators?: boolean;
   spectatorsMayChat?: boolean;
+  /** Spectators receive this table's events this many seconds late (0 to 3600), so a watcher cannot relay the match to a player; seated players are never delayed. */
+  spectatorDelaySeconds?: number;
   /** Take seat 0 yourself. */
   join?: boolean;
 }
@@ -182,6 +184,8 @@ export interface CreateTournamentInput {
   botLevel?: string;
   /** Every table's turn clock: a no-show's turns are played by a bot. */
   turnClockSeconds?: number;
+  /** Every table's spectators get its events this many seconds late (0 to 3600). */
+  spectatorDelaySeconds?: number;
 }
 
 export interface CreateWebhookEndpointInput {
@@ -384,6 +388,16 @@ export interface Mutation {
   unregisterFromTournament: TournamentPayload;
   /** The organiser starts the first round now. */
   startTournament: TournamentPayload;
+  /** Pause: tables that play finish; the next round is paired and waits (pending) until you resume. Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  pauseTournament: TournamentPayload;
+  /** Resume: the pending round starts (an arena seats whoever waits). Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  resumeTournament: TournamentPayload;
+  /** Pair the pending round again from the field as it is now. Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  repairTournamentRound: TournamentPayload;
+  /** Move a player of the pending round to table `tableNumber` (from 1): to a free seat, or in exchange with `swapWithPlayerId` who sits there. Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  moveTournamentPlayer: TournamentPayload;
+  /** Give a player a bye in the pending round (a bye's points). Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  awardTournamentBye: TournamentPayload;
   /** Register a URL for tournament events, signed per Standard Webhooks; the secret is in this payload only. */
   createWebhookEndpoint: WebhookEndpointPayload;
   updateWebhookEndpoint: WebhookEndpointPayload;
@@ -630,6 +644,7 @@ export interface Table {
   turnClockSeconds: number;
   allowSpectators: boolean;
   spectatorsMayChat: boolean;
+  spectatorDelaySeconds: number;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -721,6 +736,11 @@ export interface Tournament {
   allowBots: boolean;
   botLevel: string;
   turnClockSeconds: number;
+  /** Every table of this tournament delays its spectators' events by this much. */
+  spectatorDelaySeconds: number;
+  /** Paused: tables that play finish, nothing new starts until the organiser resumes. */
+  pausedAt: string | null;
+  pauseReason: string;
   currentRound: number;
   registeredCount: number;
   organiser: Player;
@@ -737,7 +757,7 @@ export interface Tournament {
 export interface TournamentEvent {
   __typename?: "TournamentEvent";
   tournamentId: string;
-  /** subscribed, registration_opened, registration_closed, registrations_changed, started, round_started, table_finished, standings_changed, finished, cancelled */
+  /** subscribed, registration_opened, registration_closed, registrations_changed, started, round_started, table_finished, standings_changed, finished, cancelled, paused, resumed, round_prepared (a pending round was paired or changed) */
   kind: string;
   status: TournamentStatus;
   round: number;
@@ -755,11 +775,14 @@ export interface TournamentPayload {
 export interface TournamentRound {
   __typename?: "TournamentRound";
   number: number;
+  /** pending (paired while the tournament is paused; see `planned`), playing, finished */
   status: string;
   byes: Array<string>;
   startedAt: string;
   finishedAt: string | null;
   tables: Array<TournamentTable>;
+  /** A pending round's tables (player ids in seat order), before they are created. */
+  planned: Array<Array<string>>;
 }
 
 export type TournamentStatus = "SCHEDULED" | "REGISTRATION" | "CLOSED" | "RUNNING" | "FINISHED" | "CANCELLED";
