@@ -22,7 +22,7 @@ from accounts.models import Player
 
 from . import selectors
 from .errors import TournamentError
-from .models import Format, Registration, Tournament, TournamentStatus
+from .models import Format, Registration, RoundStatus, Tournament, TournamentStatus
 
 STANDINGS_COLUMNS = ["rank", "player_id", "player", "points", "buchholz", "wins", "placing_sum",
                      "matches", "byes", "eliminated_in_round", "status"]
@@ -65,7 +65,8 @@ def standings_json(t: Tournament) -> dict:
 # --- pairings -------------------------------------------------------------------------------
 
 def pairings_json(t: Tournament) -> dict:
-    rounds = selectors.rounds_of(t.pk)
+    """Rounds that started; a pending round (paused tournament) is not final yet."""
+    rounds = [r for r in selectors.rounds_of(t.pk) if r.status != RoundStatus.PENDING]
     names = _names([p for r in rounds for x in r.tables.all() for p in x.players]
                    + [p for r in rounds for p in r.byes])
     out = []

@@ -113,6 +113,9 @@ def test_paused_between_rounds_the_next_waits_and_a_repair_sees_a_withdrawal(cli
     assert second.tables.count() == 0 and sum(len(x) for x in second.planned) == 8
     # Round one counts; round two does not yet.
     assert all(s.matches == 1 for s in Standing.objects.filter(tournament=t))
+    # The exports publish the rounds that started, not the pending one.
+    exported = client.get(f"/api/tournaments/{t.pk}/pairings.json").json()
+    assert [r["number"] for r in exported["rounds"]] == [1]
 
     leaver = Registration.objects.filter(tournament=t).first()
     services.registration_disqualify(actor=org, tournament_id=t.pk,
