@@ -50,6 +50,7 @@ MAX_CANDIDATES = 2_000  # tables tried per step; beyond, seats are filled greedi
 SEARCH_BUDGET = 100_000  # candidate tables looked at before the best so far is taken
 START_BUDGET = 5_000  # the in-order search before swaps take over (exact for small fields)
 KICKS = 60  # shakes of a split that still has repeats (see _improve)
+IMPROVE_BUDGET = 100_000  # swaps tried in all (deterministic, unlike a time limit)
 
 
 @dataclass(frozen=True)
@@ -148,13 +149,17 @@ def _improve(tables: list[tuple[int, ...]], met: Mapping, rank: Mapping[int, int
         return (sum(met.get(_pair(a, b), 0) for a, b in combinations(t, 2)),
                 max(ranks) - min(ranks))
 
+    spent = 0
+
     def descend() -> None:
+        nonlocal spent
         costs = [table_cost(t) for t in work]
         improved = True
-        while improved:
+        while improved and spent < IMPROVE_BUDGET:
             improved = False
             for i in range(len(work)):
                 for j in range(i + 1, len(work)):
+                    spent += len(work[i]) * len(work[j])
                     for x in range(len(work[i])):
                         for y in range(len(work[j])):
                             a, b = work[i][x], work[j][y]
@@ -175,7 +180,7 @@ def _improve(tables: list[tuple[int, ...]], met: Mapping, rank: Mapping[int, int
     best, best_cost = [list(t) for t in work], total()
     rng = random.Random(seed)
     for _ in range(kicks):
-        if best_cost[0] == 0:
+        if best_cost[0] == 0 or spent >= IMPROVE_BUDGET:
             break
         clashing = [i for i, t in enumerate(work) if table_cost(t)[0] > 0]
         i = rng.choice(clashing)
