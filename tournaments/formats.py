@@ -151,26 +151,37 @@ def _improve(tables: list[tuple[int, ...]], met: Mapping, rank: Mapping[int, int
 
     spent = 0
 
+    def m(a: int, b: int) -> int:
+        return met.get((a, b) if a < b else (b, a), 0)
+
+    def spread(t: list[int], out: int, into: int) -> int:
+        ranks = [rank[q] for q in t if q != out] + [rank[into]]
+        return max(ranks) - min(ranks)
+
     def descend() -> None:
+        """Swaps in a fixed order, each accepted when (repeats, spread) of the two tables
+        drop; a swap's change in repeats is counted from the two players' rows alone."""
         nonlocal spent
-        costs = [table_cost(t) for t in work]
+        spreads = [table_cost(t)[1] for t in work]
         improved = True
         while improved and spent < IMPROVE_BUDGET:
             improved = False
             for i in range(len(work)):
                 for j in range(i + 1, len(work)):
-                    spent += len(work[i]) * len(work[j])
-                    for x in range(len(work[i])):
-                        for y in range(len(work[j])):
-                            a, b = work[i][x], work[j][y]
-                            work[i][x], work[j][y] = b, a
-                            ci, cj = table_cost(work[i]), table_cost(work[j])
-                            before = (costs[i][0] + costs[j][0], costs[i][1] + costs[j][1])
-                            if (ci[0] + cj[0], ci[1] + cj[1]) < before:
-                                costs[i], costs[j] = ci, cj
+                    ti, tj = work[i], work[j]
+                    spent += len(ti) * len(tj)
+                    for x in range(len(ti)):
+                        for y in range(len(tj)):
+                            a, b = ti[x], tj[y]
+                            repeats = (sum(m(b, q) - m(a, q) for q in ti if q != a)
+                                       + sum(m(a, q) - m(b, q) for q in tj if q != b))
+                            if repeats > 0:
+                                continue
+                            si, sj = spread(ti, a, b), spread(tj, b, a)
+                            if repeats < 0 or si + sj < spreads[i] + spreads[j]:
+                                ti[x], tj[y] = b, a
+                                spreads[i], spreads[j] = si, sj
                                 improved = True
-                            else:
-                                work[i][x], work[j][y] = a, b
 
     def total() -> tuple[int, int]:
         costs = [table_cost(t) for t in work]
