@@ -30,8 +30,9 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 
 # The whole product on one machine: SQLite, in-memory channel layer, in-process tasks.
+# (uvicorn picks its websockets-sansio protocol itself; naming the old one is deprecated.)
 run: migrate
-	$(PY) -m uvicorn config.asgi:application --host $(HOST) --port $(PORT) --ws websockets
+	$(PY) -m uvicorn config.asgi:application --host $(HOST) --port $(PORT) --no-access-log
 
 test: install-test
 	$(PY) -m pytest $(PYTEST_ARGS)

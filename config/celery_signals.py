@@ -1,6 +1,8 @@
 """Celery signal receivers of the ops side: worker heartbeat (readiness), task metrics and
 bot turn latency, and the request id carried from a request into the tasks it enqueued
-(see config/logging.py). Connected on import by config/celery.py; no task code changes.
+(config/logs.py), with one log line per task run. Connected on import by config/celery.py;
+no task code changes: every task published while a request id is bound (a request, a
+websocket session, or a task run that itself carries one) takes it along in its headers.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
+import structlog
 from celery.signals import (
     before_task_publish,
     task_failure,
@@ -18,7 +21,10 @@ from celery.signals import (
 )
 
 PUBLISHED_AT = "stapel_published_at"
+REQUEST_ID = "stapel_request_id"
 _started: dict[str, float] = {}
+_bound: dict[str, dict] = {}
+task_log = structlog.get_logger("stapel.task")
 
 
 def _header(request, name: str):
@@ -32,6 +38,9 @@ def _header(request, name: str):
 def _stamp(headers=None, **_):
     if headers is not None:
         headers.setdefault(PUBLISHED_AT, time.time())
+        request_id = structlog.contextvars.get_contextvars().get("request_id")
+        if request_id:
+            headers.setdefault(REQUEST_ID, request_id)
 
 
 @worker_ready.connect
@@ -61,6 +70,13 @@ def _worker_shutdown(**_):
 @task_prerun.connect
 def _task_start(task_id=None, task=None, **_):
     _started[task_id] = time.monotonic()
+    # The id of the request that queued it; a task of beat's starts a chain of its own. An
+    # eager task (the embedded default) runs inside its request and keeps that request's id.
+    context = structlog.contextvars.get_contextvars()
+    request_id = (_header(task.request, REQUEST_ID) if task is not None else None) \
+        or context.get("request_id") or f"task-{task_id}"
+    _bound[task_id] = structlog.contextvars.bind_contextvars(
+        request_id=request_id, task=getattr(task, "name", None), task_id=task_id)
 
 
 @task_failure.connect
@@ -74,11 +90,19 @@ def _task_done(task_id=None, task=None, state=None, **_):
     from . import metrics
 
     started = _started.pop(task_id, None)
+    bound = _bound.pop(task_id, None)
     if task is None or started is None:
+        if bound:
+            structlog.contextvars.reset_contextvars(**bound)
         return
-    metrics.task_observe(task.name, time.monotonic() - started,
-                         failed=state == "FAILURE" or getattr(task.request, "stapel_failed",
-                                                              False))
+    failed = state == "FAILURE" or getattr(task.request, "stapel_failed", False)
+    task_log.log(40 if failed else 20, "task", state=state,
+                 duration_ms=round((time.monotonic() - started) * 1000, 2),
+                 retries=getattr(task.request, "retries", 0),
+                 eager=bool(getattr(task.request, "is_eager", False)))
+    if bound:
+        structlog.contextvars.reset_contextvars(**bound)
+    metrics.task_observe(task.name, time.monotonic() - started, failed=failed)
     if task.name == "games.bot_turn":
         metrics.bot_turn_observe(time.time() - _due_at(task.request))
 

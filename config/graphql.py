@@ -20,13 +20,15 @@ import datetime as dt
 import json
 import logging
 
+import orjson
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async as sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from cross_web import HTTPException
 from django.conf import settings
 from django.http import HttpResponse
 from django.views.decorators.csrf import csrf_exempt
-from graphql import GraphQLError, OperationDefinitionNode, OperationType, parse
+from graphql import ExecutionResult, GraphQLError, OperationDefinitionNode, OperationType, parse
 from strawberry.channels import GraphQLWSConsumer
 from strawberry.django.views import AsyncGraphQLView
 from strawberry.exceptions import ConnectionRejectionError
@@ -36,9 +38,10 @@ from accounts import services as account_services
 from accounts.errors import AuthError
 from accounts.models import ApiToken
 from accounts.realtime import TOKEN_CLOSE_TYPE, token_group
+from games.api import live
 from games.realtime import PLAYER_CLOSE_TYPE, player_group
 
-from . import metrics, ratelimit
+from . import ide, metrics, ratelimit
 from .schema import schema
 from .validation import BadRequest, decode_body, decode_request
 from .ws_protocol import CheckedTransportWSHandler
@@ -116,6 +119,15 @@ class GraphQLView(AsyncGraphQLView):
 
     async def execute_operation(self, request, request_adapter, request_data, context,
                                 root_value, sub_response):
+        plan = None if isinstance(request_data, list) or request.player is None else (
+            live.http_act_plan(request_data.query, request_data.operation_name))
+        args = plan.arguments(request_data.variables) if plan is not None else None
+        if args is not None:
+            # A move (never counted against the ceiling), compiled: games/api/live.py.
+            result = ExecutionResult(data=orjson.loads(
+                await live.compiled_act(plan, args, request.player)))
+            metrics.request_observe("act", metrics.outcome_label(result))
+            return result
         result = await ratelimit.ceiling_refusal(request, request_data)
         if result is None:
             result = await super().execute_operation(request, request_adapter, request_data,
@@ -126,6 +138,9 @@ class GraphQLView(AsyncGraphQLView):
 
     def decode_json(self, data):
         return decode_request(data)
+
+    async def render_graphql_ide(self, request):
+        return ide.page(request)  # GraphiQL with DEBUG, else where the API and docs are
 
     def _get_stream_transport(self, protocol):
         return None  # no multipart or SSE subscriptions over HTTP: see execute_single
@@ -149,8 +164,7 @@ class GraphQLView(AsyncGraphQLView):
                                                                  "errors": [error]})
 
 
-graphql_view = csrf_exempt(GraphQLView.as_view(
-    schema=schema, graphql_ide="graphiql" if settings.DEBUG else None))
+graphql_view = csrf_exempt(GraphQLView.as_view(schema=schema, graphql_ide="graphiql"))
 
 
 class RefuseWebsocket(AsyncWebsocketConsumer):
@@ -251,8 +265,15 @@ class GraphQLWebsocketConsumer(metrics.WebsocketMetrics, ratelimit.WebsocketLimi
         # Strawberry hands every channel-layer message to its subscription queues and never
         # to a handler method; the close of a banned player's or a revoked token's sockets
         # must reach ours.
-        if message.get("type") in (PLAYER_CLOSE_TYPE, TOKEN_CLOSE_TYPE):
+        kind = message.get("type", "")
+        if kind in (PLAYER_CLOSE_TYPE, TOKEN_CLOSE_TYPE):
             await self.revoked_close(message)
+            return
+        if kind.startswith("websocket."):
+            # Channels hops to a thread to close stale database connections before every
+            # frame; this consumer touches the database only through database_sync_to_async,
+            # which does that in its own thread, so each frame is spared a thread hop.
+            await getattr(self, get_handler_name(message))(message)
             return
         await super().dispatch(message)
 

@@ -23,12 +23,17 @@ import logging
 import math
 import time
 
+# redis is imported whole before `limits` reads redis.__version__: several first requests at
+# once in a new process otherwise found it half-imported ("0.0.0") and failed.
+import redis  # noqa: F401
 from django.conf import settings
 from graphql import GraphQLError, OperationDefinitionNode, parse
 from graphql.error import GraphQLSyntaxError
 from limits import RateLimitItem, parse_many, storage, strategies
 
 from accounts.errors import DomainError
+
+from . import logs
 
 log = logging.getLogger("stapel.ratelimit")
 
@@ -81,7 +86,8 @@ def _refuse(name: str, item: RateLimitItem, *identifiers) -> RateLimited:
     box = _REQUEST.get()
     if box is not None:
         box.append(exc)
-    log.info("rate limited: %s", name)
+    if not logs.note(rate_limited=name):  # on the request's or websocket's own line
+        log.info("rate limited: %s", name)
     return exc
 
 

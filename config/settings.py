@@ -12,6 +12,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from config import logs
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -46,9 +48,10 @@ CORS_ALLOW_ALL_ORIGINS = env_bool("CORS_ALLOW_ALL_ORIGINS", default=False)
 # credentials and CSRF does not apply to /graphql/ (see config/urls.py).
 CORS_URLS_REGEX = r"^/graphql/?$"
 CORS_ALLOW_HEADERS = ("accept", "authorization", "content-type", "x-request-id")
+# Readable by a frontend's script: the request id to quote in a bug report, and when to retry.
+CORS_EXPOSE_HEADERS = ("x-request-id", "retry-after", "ratelimit", "ratelimit-policy")
 
 INSTALLED_APPS = [
-    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -64,15 +67,18 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "corsheaders.middleware.CorsMiddleware",
-    # The rest serve the admin; /graphql/ passes them by (see config/middleware.py).
-    "config.middleware.SecurityMiddleware",
-    "config.middleware.SessionMiddleware",
-    "config.middleware.CommonMiddleware",
-    "config.middleware.CsrfViewMiddleware",
-    "config.middleware.AuthenticationMiddleware",
-    "config.middleware.MessageMiddleware",
-    "config.middleware.XFrameOptionsMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+# /graphql/ is served by a handler of its own with only these (config/middleware.py): the
+# ones above are sync-only and would put thread hops on every API request; the API takes
+# bearer tokens, so it needs no session, CSRF or auth middleware.
+API_MIDDLEWARE = ["corsheaders.middleware.CorsMiddleware"]
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
@@ -80,7 +86,7 @@ WSGI_APPLICATION = None
 
 TEMPLATES = [{
     "BACKEND": "django.template.backends.django.DjangoTemplates",
-    "DIRS": [],
+    "DIRS": [BASE_DIR / "config" / "templates"],  # graphql/graphiql.html (config/ide.py)
     "APP_DIRS": True,
     "OPTIONS": {"context_processors": [
         "django.template.context_processors.request",
@@ -92,6 +98,9 @@ TEMPLATES = [{
 DATA_DIR = Path(os.environ.get("STAPEL_DATA_DIR", BASE_DIR / "db"))
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'stapel.sqlite3'}"
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
+# A change waits at most this long for its table's row lock, then answers `busy`: one stuck
+# table must never hold a request (and the executor thread it runs on) for long.
+STAPEL_TABLE_LOCK_TIMEOUT_MS = int(os.environ.get("TABLE_LOCK_TIMEOUT_MS", 2000) or 2000)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Under ASGI every request and websocket operation may run in another thread, so
     # persistent per-thread connections (CONN_MAX_AGE) leak; psycopg's pool shares a bounded
@@ -102,6 +111,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "max_size": int(os.environ.get("DB_POOL_MAX", 16)),
         "timeout": 10,
     }
+    # A statement waits at most STAPEL_TABLE_LOCK_TIMEOUT_MS for a row lock and then fails,
+    # and the change answers `busy`. Set once per connection, so no change pays a round trip.
+    DATABASES["default"]["OPTIONS"]["options"] = f"-c lock_timeout={STAPEL_TABLE_LOCK_TIMEOUT_MS}"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     # Several writers (web requests and in-process tasks) share one file: wait, don't fail.
@@ -125,12 +137,16 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or BASE_DIR / "staticfiles")  # collectstatic
 # The reference web client (games/webclient/) is served as plain static files under
 # /static/webclient/; its page at / comes from config/urls.py.
-STATICFILES_DIRS = [("webclient", BASE_DIR / "games" / "webclient")]
-# The admin's CSS and JS are served by the ASGI app from the apps' static folders (see
-# config/asgi.py); a proxy in front may serve `collectstatic`'s STATIC_ROOT instead.
+STATICFILES_DIRS = [("webclient", BASE_DIR / "games" / "webclient"),
+                    # GraphiQL's scripts and styles, served by us (config/graphiql/VENDORED.md)
+                    ("graphiql", BASE_DIR / "config" / "graphiql")]
+# Static files are served by the ASGI app from the apps' static folders with Cache-Control
+# for STATIC_MAX_AGE seconds (config/middleware.py); behind the shipped nginx the proxy serves
+# `collectstatic`'s STATIC_ROOT itself (deploy/).
+STATIC_MAX_AGE = int(os.environ.get("STATIC_MAX_AGE", 0 if DEBUG else 3600) or 0)
 
 # GraphQL requests are small; anything bigger is refused before it is parsed.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 64 * 1024))
@@ -182,10 +198,20 @@ STAPEL_STRONG_BOT_TIME_MS = env_float("STRONG_BOT_TIME_MS", 400.0)
 STAPEL_ROUND_PAUSE_SECONDS = env_float("ROUND_PAUSE_SECONDS", 3.0)
 STAPEL_TURN_CLOCK_DEFAULT_SECONDS = int(os.environ.get("TURN_CLOCK_SECONDS", 0) or 0)
 STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
-# A change waits at most this long for its table's row lock, then answers `busy`: one stuck
-# table must never hold a request (and the executor thread it runs on) for long.
-STAPEL_TABLE_LOCK_TIMEOUT_MS = int(os.environ.get("TABLE_LOCK_TIMEOUT_MS", 2000) or 2000)
 
+# The live path (games/api/live.py): `tableEvents` and `act` documents are compiled once and
+# their results projected, instead of executing GraphQL per subscriber and per move. Off:
+# every operation runs through strawberry (the tests compare both).
+STAPEL_LIVE_FAST_PATH = env_bool("LIVE_FAST_PATH", default=True)
+# Pub/sub channel prefix of the live fan-out (games/fanout.py); default: named after this
+# deployment's database and Redis database, so two stacks on one Redis never cross.
+STAPEL_LIVE_PREFIX = os.environ.get("LIVE_PREFIX", "")
+# Threads per process that run moves, each keeping its database connection (games/api/live.py).
+STAPEL_LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", 4) or 4)
+
+# Where `GET /graphql/` (DEBUG off) sends people for the API's docs; empty: the docs in the
+# source (docs/api.md).
+API_DOCS_URL = os.environ.get("API_DOCS_URL", "")
 GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
 GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))
 GRAPHQL_MAX_ALIASES = int(os.environ.get("GRAPHQL_MAX_ALIASES", 20))
@@ -203,28 +229,28 @@ GUEST_TOKEN_IDLE_DAYS = int(os.environ.get("GUEST_TOKEN_IDLE_DAYS", 30) or 0)
 WS_ALLOWED_ORIGINS = env_list("WS_ALLOWED_ORIGINS")  # empty: any origin (tokens, not cookies)
 WS_MAX_SUBSCRIPTIONS = int(os.environ.get("WS_MAX_SUBSCRIPTIONS", 20))
 
+# Logs (config/logs.py): one JSON object per line on stderr, with the request id of the
+# request, websocket session or task that wrote it; LOG_FORMAT=console for people.
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
-    },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {
-        "django.db.backends": {"level": "WARNING"},
-        # The access logs of the ASGI servers would print query strings; tokens never go
-        # there (headers and connection_init only), but keep them terse anyway.
-        "uvicorn.access": {"level": "WARNING"},
-        "daphne.access": {"level": "WARNING"},
-    },
-}
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
+LOGGING_CONFIG = "config.logs.configure"
+LOGGING = logs.logging_settings(LOG_LEVEL, LOG_FORMAT)
 
-if not DEBUG and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
-    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=True)
+# TLS. Set HTTPS=true when people reach Stapel over https (usually a proxy terminates TLS and
+# says so in X-Forwarded-Proto, which is then trusted): cookies become Secure, plain http is
+# redirected (not /health/ and /metrics, which probes ask directly) and HSTS is sent for
+# HSTS_SECONDS (start small). Without it nothing claims TLS: a Secure cookie over plain http
+# is never sent back, and the admin login would fail with a CSRF error.
+HTTPS = env_bool("HTTPS", default=False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", default=HTTPS)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_REDIRECT_EXEMPT = [r"^health/", r"^metrics$"]
+    SECURE_HSTS_SECONDS = int(os.environ.get("HSTS_SECONDS", 3600) or 0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", default=False)
+    SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", default=False)
 
 # With tasks in-process (the embedded default) the web process does beat's work as well
 # (games/scheduling.py); with a broker, run exactly one `celery beat`.
@@ -235,6 +261,17 @@ CELERY_BEAT_SCHEDULE = {
     "tournaments-tick": {"task": "tournaments.tick",
                          "schedule": env_float("TOURNAMENT_TICK_SECONDS", 5.0)},
 }
+# With Redis, beat keeps its schedule in Redis (RedBeat), not in a celerybeat-schedule file,
+# and holds a lock there while it runs: a second `celery beat` waits on the lock instead of
+# sending every task twice, and takes over within REDBEAT_LOCK_TIMEOUT seconds when the first
+# dies. So one beat runs at a time however many are started (two give failover).
+if REDIS_URL:
+    CELERY_BEAT_SCHEDULER = "redbeat.RedBeatScheduler"
+    CELERY_REDBEAT_REDIS_URL = REDIS_URL
+    CELERY_REDBEAT_KEY_PREFIX = os.environ.get("REDBEAT_KEY_PREFIX", "stapel:redbeat:")
+    CELERY_REDBEAT_LOCK_TIMEOUT = int(os.environ.get("REDBEAT_LOCK_TIMEOUT", 30) or 30)
+    # Beat wakes at least this often (and renews its lock each time).
+    CELERY_BEAT_MAX_LOOP_INTERVAL = 5
 
 # Table chat: at most N messages per player every S seconds ("N/S").
 _chat_rate = os.environ.get("CHAT_RATE", "5/10").split("/")

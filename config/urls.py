@@ -6,7 +6,7 @@ from django.urls import path, re_path
 from games import views as game_views
 from tournaments import views as tournament_views
 
-from . import health, metrics
+from . import health, ide, metrics
 from .graphql import graphql_view
 
 admin.site.site_header = "Stapel administration"
@@ -28,6 +28,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("graphql/", graphql_view),
     path("graphql", graphql_view),
+    path("graphql/schema.graphql", ide.schema_sdl),
     path("health/", health_ok),
     path("health/live", health.live),
     path("health/ready", health.ready),

@@ -4,11 +4,12 @@ Celery's eager mode would run a bot's turn inside the request that made it due (
 next bot's inside that one...), and it ignores countdowns, so bots would not pause and turn
 clocks would not tick. On the embedded default we therefore keep a small in-process timer
 queue served by one daemon thread: tasks still run later, one at a time, outside requests.
-Only ever called from ``transaction.on_commit``.
+``enqueue`` is only ever called from ``transaction.on_commit`` (see games/journal.py).
 """
 
 from __future__ import annotations
 
+import contextvars
 import heapq
 import itertools
 import logging
@@ -19,6 +20,34 @@ from django.conf import settings
 from django.db import close_old_connections
 
 log = logging.getLogger("stapel.scheduling")
+
+
+# The follow-up tasks of a table change (games/tasks.py), by the name the journal uses.
+TASK_NAMES = {"bot_turn": "games.bot_turn", "round_end": "games.round_end",
+              "turn_timeout": "games.turn_timeout"}
+
+
+def enqueue(name: str, table_id: int, version: int, *, countdown: float = 0.0) -> None:
+    """Queue a follow-up of a committed change. Runs on commit, so the change stands: a broker
+    that is down must not turn a committed move into an error for the client. Nothing is
+    lost: what a table waits for is derived from its stored state, and the sweep (beat, and
+    every starting worker) queues it again once the broker is back."""
+    try:
+        schedule(_task(TASK_NAMES[name]), [table_id, version], countdown)
+    except Exception as exc:  # noqa: BLE001 - kombu/redis raise many kinds when it is down
+        log.warning("could not queue %s for table %s at version %s (%s); the sweep queues "
+                    "it again", name, table_id, version, type(exc).__name__)
+
+
+def _task(name: str):
+    """A task from Celery's registry, by name: services queue tasks without importing them
+    (tasks import services). The first look-up imports every app's tasks module, as a worker
+    does at start."""
+    from config.celery import app
+
+    if name not in app.tasks:
+        app.loader.import_default_modules()
+    return app.tasks[name]
 
 
 def in_process() -> bool:
@@ -42,8 +71,11 @@ class _LocalScheduler:
 
     def put(self, task, args, countdown: float) -> None:
         with self._cond:
+            # The context of whoever queued it goes along (a request's id reaches its tasks'
+            # log lines, as Celery's headers carry it to a worker).
             heapq.heappush(self._heap, (time.monotonic() + max(0.0, countdown),
-                                        next(self._counter), task, args))
+                                        next(self._counter), task, args,
+                                        contextvars.copy_context()))
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="stapel-tasks",
                                                 daemon=True)
@@ -56,11 +88,11 @@ class _LocalScheduler:
                 while not self._heap or self._heap[0][0] > time.monotonic():
                     timeout = self._heap[0][0] - time.monotonic() if self._heap else None
                     self._cond.wait(timeout)
-                _, _, task, args = heapq.heappop(self._heap)
+                _, _, task, args, context = heapq.heappop(self._heap)
                 self._busy += 1
             try:
                 close_old_connections()
-                task.run(*args)
+                context.run(task.run, *args)
             except Exception:  # noqa: BLE001 - a failed task must not stop the queue
                 log.exception("in-process task %s failed", getattr(task, "name", task))
             finally:

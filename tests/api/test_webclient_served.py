@@ -13,7 +13,8 @@ def test_the_page_is_served_at_the_lobby_and_deep_links(client, path):
 
 
 def test_the_modules_are_found_as_static_files():
-    for name in ("js/app.js", "js/api.js", "js/cards.js", "js/i18n.js", "css/app.css"):
+    for name in ("js/app.js", "js/api.js", "js/cards.js", "js/games.js", "js/i18n.js",
+                 "css/app.css"):
         assert finders.find(f"webclient/{name}"), name
 
 

@@ -69,7 +69,7 @@ def start_server(tmp_dir: Path, env: dict, workers: int = 1) -> tuple[Proc, str]
     port = _free_port()
     proc = Proc([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host",
                  "127.0.0.1", "--port", str(port), "--workers", str(workers),
-                 "--ws", "websockets", "--log-level", "warning"],
+                 "--log-level", "warning"],
                 env, tmp_dir / f"server-{port}.log")
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):

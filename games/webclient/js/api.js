@@ -33,7 +33,11 @@ export async function gql(query, variables = {}) {
   if (t) headers.Authorization = `Bearer ${t}`;
   const response = await fetch('/graphql/', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
   let body;
-  try { body = await response.json(); } catch { throw new ApiError('http_' + response.status, response.statusText); }
+  try { body = await response.json(); } catch {
+    const wait = response.headers.get('Retry-After');
+    if (response.status === 429) throw new ApiError('rate_limited', response.statusText, wait != null ? Number(wait) : null);
+    throw new ApiError('http_' + response.status, response.statusText);
+  }
   if (body.errors && body.errors.length) {
     const ext = body.errors[0].extensions || {};
     if (ext.code === 'invalid_token') setToken(null);
@@ -53,7 +57,6 @@ export class Socket {
     this.nextId = 1;
     /** @type {Map<string, {payload: () => any, next: (data:any)=>void, error?: (e:any)=>void, once?: boolean, done?: (v:any)=>void}>} */
     this.ops = new Map();
-    /** @type {Array<string>} */ this.queue = [];
     this.closed = false;
   }
 
@@ -69,8 +72,10 @@ export class Socket {
       const m = JSON.parse(msg.data);
       if (m.type === 'connection_ack') {
         this.ready = true;
+        // Every live operation is in `ops`: (re)send each once, here and only here. (Sending
+        // what was asked before the ack as well would repeat an id, and the server closes a
+        // socket that does with 4409.)
         for (const [id, op] of this.ops) ws.send(JSON.stringify({ id, type: 'subscribe', payload: op.payload() }));
-        for (const q of this.queue.splice(0)) ws.send(q);
       } else if (m.type === 'ping') {
         ws.send(JSON.stringify({ type: 'pong' }));
       } else if (m.type === 'next') {
@@ -97,7 +102,8 @@ export class Socket {
 
   /** @param {string} text */
   _send(text) {
-    if (this.ready && this.ws) this.ws.send(text); else this.queue.push(text);
+    // Before the ack nothing is sent: the ack sends every operation in `ops`.
+    if (this.ready && this.ws) this.ws.send(text);
   }
 
   /**
