@@ -40,7 +40,7 @@ FIELD_COSTS = {
     "Query.tables": 5, "Query.table": 5, "Query.myTables": 5, "Query.tournaments": 5,
     "Query.tournament": 5, "Query.leaderboard": 5, "Query.moderationLog": 5,
     "Query.apiTokens": 2, "Table.view": 10, "Table.events": 5, "Table.roundResults": 5,
-    "ActPayload.table": 5,
+    "ActPayload.table": 5, "Query.tableReplay": 20,
 }
 # The hard cap each resolver clamps its size argument to (the estimate uses the same).
 SIZE_CAPS = {

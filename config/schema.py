@@ -27,9 +27,11 @@ from accounts.api.schema import Query as AccountsQuery
 from accounts.errors import DomainError
 from games.api.moderation import Mutation as ModerationMutation
 from games.api.moderation import Query as ModerationQuery
+from games.api.replays import Query as ReplaysQuery
 from games.api.schema import Mutation as GamesMutation
 from games.api.schema import Query as GamesQuery
 from games.api.schema import Subscription as GamesSubscription
+from tournaments.api.control import Mutation as ControlMutation
 from tournaments.api.schema import Mutation as TournamentsMutation
 from tournaments.api.schema import Query as TournamentsQuery
 from tournaments.api.schema import Subscription as TournamentsSubscription
@@ -121,10 +123,10 @@ class QueryLimits(AddValidationRules):
                                            settings.GRAPHQL_MAX_ALIASES)))
 
 
-Query = merge_types("Query", (AccountsQuery, GamesQuery, ModerationQuery, TournamentsQuery,
-                              WebhooksQuery))
+Query = merge_types("Query", (AccountsQuery, GamesQuery, ModerationQuery, ReplaysQuery,
+                              TournamentsQuery, WebhooksQuery))
 Mutation = merge_types("Mutation", (AccountsMutation, GamesMutation, ModerationMutation,
-                                    TournamentsMutation, WebhooksMutation))
+                                    TournamentsMutation, ControlMutation, WebhooksMutation))
 Subscription = merge_types("Subscription", (GamesSubscription, TournamentsSubscription))
 
 

@@ -293,6 +293,13 @@ STAPEL_WEBHOOK_MAX_ATTEMPTS = int(os.environ.get("WEBHOOK_MAX_ATTEMPTS", 6) or 6
 STAPEL_WEBHOOK_DISABLE_AFTER_FAILURES = int(
     os.environ.get("WEBHOOK_DISABLE_AFTER_FAILURES", 15) or 15)
 
+# The report queue (games/reports.py): reports within this many days count towards a case.
+STAPEL_REPORT_WINDOW_DAYS = int(os.environ.get("REPORT_WINDOW_DAYS", 7) or 7)
+
+# Tournament calendars (tournaments/exports.py): the domain part of every event's UID, so
+# UIDs stay the same across feeds, hosts and years (RFC 5545: globally unique, stable).
+STAPEL_CALENDAR_UID_DOMAIN = os.environ.get("CALENDAR_UID_DOMAIN", "stapel.invalid")
+
 # Rate limits (config/ratelimit.py): `RATE_LIMIT_<NAME>` overrides one, in the `limits`
 # notation ("10 per 5 minutes", "30/hour", several separated by ";"), or "off".
 _RATE_LIMIT_DEFAULTS = {

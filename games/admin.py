@@ -17,6 +17,7 @@ from django.http import Http404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
 
 from . import moderation, selectors
@@ -276,20 +277,27 @@ class ReportStatusFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         value = self.value() or ReportStatus.OPEN
+        if value == ReportStatus.OPEN:
+            # The queue: one row per case (duplicates on one player are folded into it).
+            return queryset.filter(status=value, case__isnull=True)
         return queryset if value == "all" else queryset.filter(status=value)
 
 
 @admin.register(Report)
 class ReportAdmin(FormActionsMixin, ReadOnlyAdmin):
-    list_display = ("id", "created_at", "status_badge", "reported_link", "reporter_link",
-                    "reason_short", "table_link", "message_text")
+    """The report queue: open cases, highest score first (see ``games.reports``)."""
+
+    list_display = ("id", "score", "reporters", "created_at", "status_badge", "reported_link",
+                    "reporter_link", "reason_short", "table_link", "message_text")
     list_display_links = ("id", "created_at")
     list_filter = (ReportStatusFilter, "created_at")
+    ordering = ("-score", "-created_at", "-id")
     search_fields = ("reason", "reported__username", "reported__display_name",
                      "reporter__username")
     list_select_related = ("reported", "reporter", "table", "message")
-    fields = ("status_badge", "created_at", "reported_link", "reporter_link", "reason",
-              "table_link", "message_text", "resolution_note", "handled_by", "handled_at")
+    fields = ("status_badge", "score", "reporters", "created_at", "reported_link",
+              "reporter_link", "reason", "table_link", "replay_link", "message_text",
+              "folded_reports", "case_link", "resolution_note", "handled_by", "handled_at")
     readonly_fields = fields
     form_actions = (
         FormAction("resolve", "Resolve", "games.resolve_report", NoteForm, _resolve,
@@ -317,6 +325,62 @@ class ReportAdmin(FormActionsMixin, ReadOnlyAdmin):
     @admin.display(description="table")
     def table_link(self, obj):
         return admin_link(obj.table, f"#{obj.table_id} {obj.table.game}") if obj.table else "—"
+
+    @admin.display(description="reporters", ordering="reporter_count")
+    def reporters(self, obj):
+        return obj.reporter_count
+
+    @admin.display(description="folded into this case")
+    def folded_reports(self, obj):
+        rows = list(obj.folded.select_related("reporter").order_by("created_at"))
+        if not rows:
+            return "—"
+        return format_html_join(mark_safe("<br>"), "{} by {}: {}", (
+            (admin_link(r, f"#{r.pk}"), r.reporter.display_name, Truncator(r.reason).chars(80))
+            for r in rows))
+
+    @admin.display(description="case")
+    def case_link(self, obj):
+        return admin_link(obj.case, f"report #{obj.case_id}") if obj.case_id else "its own"
+
+    @admin.display(description="replay")
+    def replay_link(self, obj):
+        if obj.table_id is None:
+            return "—"
+        return format_html('<a class="button" href="{}">Full replay and chat (logged)</a>',
+                           reverse("admin:games_report_replay", args=[obj.pk]))
+
+    def get_urls(self):
+        return [path("<int:report_id>/replay/", self.admin_site.admin_view(self.replay_view),
+                     name="games_report_replay"), *super().get_urls()]
+
+    def replay_view(self, request, report_id):
+        if not (self.has_view_permission(request)
+                and request.user.has_perm("games.view_table_state")):
+            raise PermissionDenied
+        try:
+            report, document, chat = moderation.report_replay_view(actor=request.user,
+                                                                   report_id=report_id)
+        except moderation.ModerationError:
+            raise Http404("no such report") from None
+        steps = []
+        for step in (document or {}).get("steps", []):
+            steps.append({**step, "action_json": json.dumps(step["action"], ensure_ascii=False)
+                          if step["action"] is not None else "",
+                          "event_lines": [json.dumps(e, ensure_ascii=False)
+                                          for e in step["events"] + step["hidden_events"]]})
+        table = report.table
+        seats = {s.position: s for s in table.seats.all()} if table else {}
+        context = {
+            **self.admin_site.each_context(request), "opts": self.model._meta,
+            "title": f"Replay of table #{report.table_id} for report #{report.pk}",
+            "report": report, "table": table, "document": document, "steps": steps,
+            "chat": chat,
+            "hands_html": hands_html(table.game, document["final_state"], seats)
+            if document else None,
+            "media": self.media,
+        }
+        return TemplateResponse(request, "admin/games/report/replay.html", context)
 
     @admin.display(description="message")
     def message_text(self, obj):

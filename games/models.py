@@ -48,6 +48,9 @@ class Table(models.Model):
     allow_spectators = models.BooleanField(default=True)
     spectators_may_chat = models.BooleanField(default=False)
     tournament_table = models.BooleanField(default=False)
+    spectator_delay_seconds = models.PositiveIntegerField(
+        default=0, help_text="Spectators get this table's events this many seconds late; "
+                             "seated players never wait.")
 
     seed = models.BigIntegerField(default=0)
     state = models.JSONField(null=True, blank=True)
@@ -222,6 +225,16 @@ class Report(models.Model):
                                    null=True, blank=True, related_name="reports_handled")
     created_at = models.DateTimeField(auto_now_add=True)
     handled_at = models.DateTimeField(null=True, blank=True)
+    # The queue (games/moderation.py): open reports on one player fold into one case, the
+    # first of them; the case's score orders the moderators' queue.
+    case = models.ForeignKey("self", on_delete=models.SET_NULL, null=True, blank=True,
+                             related_name="folded",
+                             help_text="The case this report was folded into (empty: its own).")
+    score = models.FloatField(default=0, db_index=True,
+                              help_text="The case's priority: reporters' standing, distinct "
+                                        "reporters lately, earlier moderator actions.")
+    reporter_count = models.PositiveIntegerField(
+        default=1, help_text="Distinct players who reported this person in the case.")
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -17,7 +17,7 @@ from accounts import services as account_services
 from accounts.errors import DomainError
 from accounts.models import Player
 
-from . import journal, realtime, selectors, services
+from . import journal, realtime, reports, selectors, services
 from .chat import chat_message_visibility_set
 from .models import AuditLog, ChatMessage, Report, ReportStatus, Seat, Table, TableStatus
 
@@ -43,14 +43,15 @@ class Action:
     UNHIDE_CHAT = "chat_unhide"
     RESOLVE_REPORT = "report_resolve"
     ABORT_TABLE = "table_abort"
+    VIEW_REPLAY = "table_replay_view"
 
     LABELS = {BAN: "ban", UNBAN: "unban", MUTE: "mute", UNMUTE: "unmute",
               REVOKE_TOKENS: "tokens revoked", HIDE_CHAT: "chat hidden",
               UNHIDE_CHAT: "chat shown again", RESOLVE_REPORT: "report handled",
-              ABORT_TABLE: "table aborted"}
+              ABORT_TABLE: "table aborted", VIEW_REPLAY: "full replay viewed"}
     COLORS = {BAN: "red", REVOKE_TOKENS: "red", ABORT_TABLE: "red", MUTE: "orange",
               HIDE_CHAT: "orange", RESOLVE_REPORT: "green", UNBAN: "blue", UNMUTE: "blue",
-              UNHIDE_CHAT: "blue"}
+              UNHIDE_CHAT: "blue", VIEW_REPLAY: "grey"}
 
 
 def _require(actor: Player, perm: str) -> None:
@@ -233,8 +234,12 @@ def report_create(*, reporter: Player, player_id, reason: str, table_id=None,
         if table is None or (message is not None and message.table_id != table.pk) or (
                 not selectors.may_see(table, reporter)):
             raise ModerationError("not_found", "no such table", field="tableId")
-    return Report.objects.create(reporter=reporter, reported=reported, table=table,
-                                 message=message, reason=reason)
+    # Open reports on one person fold into one case (the first of them), which is scored.
+    case = reports.open_case_of(reported.pk)
+    report = Report.objects.create(reporter=reporter, reported=reported, table=table,
+                                   message=message, reason=reason, case=case)
+    reports.case_rescore(case or report)
+    return report
 
 
 @transaction.atomic
@@ -248,14 +253,20 @@ def report_resolve(*, actor: Player, report_id, note: str,
     report = Report.objects.select_for_update().filter(pk=_int(report_id, "reportId")).first()
     if report is None:
         raise ModerationError("not_found", "no such report", field="reportId")
+    if report.case_id is not None:  # a folded report is handled with its whole case
+        report = Report.objects.select_for_update().get(pk=report.case_id)
     if report.status != ReportStatus.OPEN:
         raise ModerationError("already_handled", f"this report is {report.status} already")
-    report.status, report.resolution_note = status, note
-    report.handled_by, report.handled_at = actor, timezone.now()
-    report.save(update_fields=["status", "resolution_note", "handled_by", "handled_at"])
+    now = timezone.now()
+    folded = list(Report.objects.select_for_update().filter(case=report,
+                                                            status=ReportStatus.OPEN))
+    for row in (report, *folded):
+        row.status, row.resolution_note = status, note
+        row.handled_by, row.handled_at = actor, now
+        row.save(update_fields=["status", "resolution_note", "handled_by", "handled_at"])
     audit_record(actor=actor, action=Action.RESOLVE_REPORT, reason=note, report=report,
                  player=report.reported, table=report.table, message=report.message,
-                 extra={"status": status})
+                 extra={"status": status, "folded": [r.pk for r in folded]})
     return report
 
 
@@ -280,3 +291,30 @@ def table_abort_by(*, actor: Player, table_id, reason: str = "") -> Table:
     if (table.creator_id == actor.pk and table.status == TableStatus.OPEN) or not actor.is_staff:
         return services.table_abort(actor=actor, table_id=table.pk, reason=reason)
     return table_abort(actor=actor, table_id=table.pk, reason=reason)
+
+
+@transaction.atomic
+def report_replay_view(*, actor: Player, report_id) -> tuple[Report, dict | None, list]:
+    """A moderator opens a reported table: the full-information replay (every hand, even
+    while the match runs) and the table's chat, hidden messages included. Each opening is
+    written to the audit log."""
+    from . import replays
+
+    _require(actor, "games.view_table_state")
+    report = (Report.objects.select_related("reported", "table").filter(
+        pk=_int(report_id, "reportId")).first())
+    if report is None:
+        raise ModerationError("not_found", "no such report", field="reportId")
+    table = report.table
+    document = None
+    messages: list = []
+    if table is not None:
+        table = selectors.table_get(table.pk)
+        if table.started_at is not None:
+            document = replays.replay_document(table)
+        messages = list(ChatMessage.objects.filter(table=table).select_related("author")
+                        .order_by("seq"))
+    audit_record(actor=actor, action=Action.VIEW_REPLAY, report=report,
+                 player=report.reported, table=table,
+                 extra={"table_status": table.status if table else None})
+    return report, document, messages

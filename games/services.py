@@ -43,6 +43,7 @@ table_finished = journal.table_finished
 broadcast = journal.broadcast
 
 MAX_TURN_CLOCK_SECONDS = 600  # well below the broker's visibility timeout
+MAX_SPECTATOR_DELAY_SECONDS = 3600  # spectators' events only; seated players never wait
 MAX_KEY_LENGTH = 80
 
 
@@ -96,7 +97,8 @@ def bot_player(level: str) -> Player:
 def table_create(*, creator: Player, game: str, options: dict | None = None,
                  seat_count: int | None = None, visibility: str = Visibility.PUBLIC,
                  turn_clock_seconds: int | None = None, allow_spectators: bool = True,
-                 spectators_may_chat: bool = False, join: bool = True) -> Table:
+                 spectators_may_chat: bool = False, join: bool = True,
+                 spectator_delay_seconds: int = 0) -> Table:
     engine = get_engine(game)
     try:
         opts = engine.validate_options(options)
@@ -118,12 +120,17 @@ def table_create(*, creator: Player, game: str, options: dict | None = None,
         raise GameError("invalid_turn_clock",
                         f"the turn clock is 0 (off) or 1 to {MAX_TURN_CLOCK_SECONDS} seconds",
                         field="turnClockSeconds")
+    if not 0 <= spectator_delay_seconds <= MAX_SPECTATOR_DELAY_SECONDS:
+        raise GameError("invalid_spectator_delay",
+                        f"a spectator delay is 0 to {MAX_SPECTATOR_DELAY_SECONDS} seconds",
+                        field="spectatorDelaySeconds")
     if creator.is_banned():
         raise GameError("banned", "banned players cannot open tables")
     table = Table.objects.create(
         game=game, options=opts, seat_count=seat_count, visibility=visibility, creator=creator,
         turn_clock_seconds=turn_clock_seconds, allow_spectators=allow_spectators,
-        spectators_may_chat=spectators_may_chat, seed=secrets.randbits(62))
+        spectators_may_chat=spectators_may_chat, seed=secrets.randbits(62),
+        spectator_delay_seconds=spectator_delay_seconds)
     events = [{"type": "table_created", "game": game, "visible_to": "all"}]
     if join:
         Seat.objects.create(table=table, position=0, player=creator)
@@ -208,7 +215,8 @@ def bot_add(*, player: Player, table_id, level: str | None = None,
 @transaction.atomic
 def table_create_seated(*, creator: Player, game: str, options: dict | None,
                         players: list[Player], bots: int = 0, bot_level: str = "heuristic",
-                        turn_clock_seconds: int | None = None, start: bool = True) -> Table:
+                        turn_clock_seconds: int | None = None, start: bool = True,
+                        spectator_delay_seconds: int = 0) -> Table:
     """A table with its players already seated in the given order (a tournament's round);
     ``bots`` more seats go to bots of ``bot_level``. Players that are bots play as bots.
     Started at once unless ``start`` is False; the system (not ``creator``) starts it."""
@@ -217,7 +225,7 @@ def table_create_seated(*, creator: Player, game: str, options: dict | None,
                         field="botLevel")
     table = table_create(creator=creator, game=game, options=options,
                          seat_count=len(players) + bots, turn_clock_seconds=turn_clock_seconds,
-                         join=False)
+                         join=False, spectator_delay_seconds=spectator_delay_seconds)
     table = _lock(table.pk)
     table.tournament_table = True
     events = []

@@ -1,5 +1,7 @@
-"""Tournaments in the Django admin: create and edit, registrations inline, and a
-"disqualify" action that goes through the service (a bot finishes their running table)."""
+"""Tournaments in the Django admin: create and edit, registrations inline, a "disqualify"
+action that goes through the service (a bot finishes their running table), and the manual
+control (pause, resume, re-pair the pending round; move a player, award a bye), each with a
+reason that the service writes to the audit log."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from django import forms
 from django.contrib import admin, messages
 
 from accounts.errors import DomainError
+from games.admin_actions import FormAction, FormActionsMixin, RequiredReasonForm
 
 from . import services, webhooks
 from .models import (
@@ -43,17 +46,44 @@ class StandingInline(admin.TabularInline):
         return False
 
 
+CONTROL = "tournaments.change_tournament"  # the service checks: the organiser, or control_tournament
+
+
+class MoveForm(RequiredReasonForm):
+    table_number = forms.IntegerField(min_value=1, help_text="The pending round's table, from 1.")
+    swap_with = forms.IntegerField(required=False, help_text="Player id of whom to swap with "
+                                                             "(needed when the table is full).")
+
+
+def _live(t) -> bool:
+    return t.status not in ("finished", "cancelled")
+
+
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(FormActionsMixin, admin.ModelAdmin):
     list_display = ("id", "name", "game", "format", "status", "current_round", "starts_at",
                     "rated", "organiser")
     list_filter = ("status", "game", "format", "rated")
     search_fields = ("name", "organiser__username")
     raw_id_fields = ("organiser",)
     readonly_fields = ("status", "current_round", "seed", "started_at", "finished_at",
-                       "ends_at", "created_at")
+                       "ends_at", "created_at", "paused_at", "pause_reason")
     inlines = [RegistrationInline, StandingInline]
     actions = ["start_now", "cancel"]
+    form_actions = (
+        FormAction("pause", "Pause", CONTROL, RequiredReasonForm,
+                   lambda actor, t, data: services.tournament_pause(
+                       actor=actor, tournament_id=t.pk, reason=data["reason"]),
+                   "Paused {n} tournament(s).", shown=lambda t: _live(t) and not t.paused_at),
+        FormAction("resume", "Resume", CONTROL, RequiredReasonForm,
+                   lambda actor, t, data: services.tournament_resume(
+                       actor=actor, tournament_id=t.pk, reason=data["reason"]),
+                   "Resumed {n} tournament(s).", shown=lambda t: bool(t.paused_at)),
+        FormAction("repair", "Re-pair the pending round", CONTROL, RequiredReasonForm,
+                   lambda actor, t, data: services.round_repair(
+                       actor=actor, tournament_id=t.pk, reason=data["reason"]),
+                   "Paired {n} round(s) again.", shown=lambda t: bool(t.paused_at)),
+    )
 
     @admin.action(description="Start now")
     def start_now(self, request, queryset):
@@ -72,13 +102,26 @@ class TournamentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Registration)
-class RegistrationAdmin(admin.ModelAdmin):
+class RegistrationAdmin(FormActionsMixin, admin.ModelAdmin):
     list_display = ("id", "tournament", "player", "status", "reason", "created_at")
     list_filter = ("status",)
     search_fields = ("player__username", "player__display_name", "tournament__name")
     raw_id_fields = ("tournament", "player")
     readonly_fields = ("status", "reason", "waiting_since")
     actions = ["disqualify"]
+    form_actions = (
+        FormAction("bye", "Award a bye in the pending round", CONTROL, RequiredReasonForm,
+                   lambda actor, reg, data: services.round_bye_award(
+                       actor=actor, tournament_id=reg.tournament_id, player_id=reg.player_id,
+                       reason=data["reason"]),
+                   "Awarded {n} bye(s).", shown=lambda reg: bool(reg.tournament.paused_at)),
+        FormAction("move", "Move to another table in the pending round", CONTROL, MoveForm,
+                   lambda actor, reg, data: services.round_player_move(
+                       actor=actor, tournament_id=reg.tournament_id, player_id=reg.player_id,
+                       table_number=data["table_number"], swap_with_id=data["swap_with"],
+                       reason=data["reason"]),
+                   "Moved {n} player(s).", shown=lambda reg: bool(reg.tournament.paused_at)),
+    )
 
     @admin.action(description="Disqualify (a bot finishes their running table)")
     def disqualify(self, request, queryset):
@@ -110,7 +153,7 @@ class TournamentTableInline(admin.TabularInline):
 class TournamentRoundAdmin(admin.ModelAdmin):
     list_display = ("id", "tournament", "number", "status", "started_at", "finished_at")
     list_filter = ("status",)
-    readonly_fields = ("tournament", "number", "status", "byes", "started_at", "finished_at")
+    readonly_fields = ("tournament", "number", "status", "byes", "planned", "started_at", "finished_at")
     inlines = [TournamentTableInline]
 
     def has_add_permission(self, request):

@@ -9,14 +9,19 @@ Formats:
   classic circle method (every pair meets exactly once in ``n - 1`` rounds, a bye per round
   when ``n`` is odd); with larger tables each round minimises the number of repeat meetings.
 - **Swiss**: players ordered by standing are grouped into tables, minimising repeat
-  opponents first and keeping close standings together second. When the count does not
-  divide the table size, the lowest-ranked players who had the fewest byes sit out.
+  opponents first and keeping close standings together second (``tables_for``: an in-order
+  search, exact for small fields, then swaps between tables and a bounded number of shakes,
+  so at tables of 3 to 6 seats nobody meets an opponent again while a split without it is
+  found). The first seat goes to whoever at the table sat first least often. When the count
+  does not divide the table size, the lowest-ranked players who had the fewest byes sit out,
+  so nobody gets a second bye while someone has none.
 - **Single elimination**: tables by seed (snake order), byes to the top seeds when the count
   does not divide; the top ``advance`` placings of each table and every bye go on, until one
   table is left: the final.
 - **Arena**: players join any time during a window; as soon as a table's worth of players
-  waits, they are seated (first come, first served, avoiding their last opponents where
-  possible). Points by placing.
+  waits, they are seated (first come, first served; among those seated now, every earlier
+  meeting counts as a repeat and the last table's opponents count double). Points by
+  placing.
 
 Points by placing: at a table of ``k`` seats, placing ``p`` (1 = best) scores ``k - p``; a bye
 scores ``table_size // 2`` (a middling result, like a chess bye's win for tables of two).
@@ -43,6 +48,9 @@ FORMATS = (ROUND_ROBIN, SWISS, SINGLE_ELIMINATION, ARENA)
 
 MAX_CANDIDATES = 2_000  # tables tried per step; beyond, seats are filled greedily
 SEARCH_BUDGET = 100_000  # candidate tables looked at before the best so far is taken
+START_BUDGET = 5_000  # the in-order search before swaps take over (exact for small fields)
+KICKS = 60  # shakes of a split that still has repeats (see _improve)
+IMPROVE_BUDGET = 100_000  # swaps tried in all (deterministic, unlike a time limit)
 
 
 @dataclass(frozen=True)
@@ -125,6 +133,111 @@ def _partition(order: Sequence[int], size: int, met: Mapping,
     return best[0] or []
 
 
+def _improve(tables: list[tuple[int, ...]], met: Mapping, rank: Mapping[int, int],
+             seed: int, kicks: int = 0) -> list[tuple[int, ...]]:
+    """Swap players between tables while it removes repeat meetings, or keeps them and brings
+    a table's ranks closer (``rank``: lower is better). With ``kicks``, a split that still
+    has repeats is shaken that many times (a player of a repeated pair swapped with a random
+    player of another table, then swaps again) and the best split is kept: the in-order
+    search alone gets stuck where the players left for the last tables all met before."""
+    if len(tables) < 2:
+        return tables
+    work = [list(t) for t in tables]
+
+    def table_cost(t: list[int]) -> tuple[int, int]:
+        ranks = [rank[p] for p in t]
+        return (sum(met.get(_pair(a, b), 0) for a, b in combinations(t, 2)),
+                max(ranks) - min(ranks))
+
+    spent = 0
+
+    def m(a: int, b: int) -> int:
+        return met.get((a, b) if a < b else (b, a), 0)
+
+    def spread(t: list[int], out: int, into: int) -> int:
+        ranks = [rank[q] for q in t if q != out] + [rank[into]]
+        return max(ranks) - min(ranks)
+
+    def descend() -> None:
+        """Swaps in a fixed order, each accepted when (repeats, spread) of the two tables
+        drop; a swap's change in repeats is counted from the two players' rows alone."""
+        nonlocal spent
+        spreads = [table_cost(t)[1] for t in work]
+        improved = True
+        while improved and spent < IMPROVE_BUDGET:
+            improved = False
+            for i in range(len(work)):
+                for j in range(i + 1, len(work)):
+                    ti, tj = work[i], work[j]
+                    spent += len(ti) * len(tj)
+                    for x in range(len(ti)):
+                        for y in range(len(tj)):
+                            a, b = ti[x], tj[y]
+                            repeats = (sum(m(b, q) - m(a, q) for q in ti if q != a)
+                                       + sum(m(a, q) - m(b, q) for q in tj if q != b))
+                            if repeats > 0:
+                                continue
+                            si, sj = spread(ti, a, b), spread(tj, b, a)
+                            if repeats < 0 or si + sj < spreads[i] + spreads[j]:
+                                ti[x], tj[y] = b, a
+                                spreads[i], spreads[j] = si, sj
+                                improved = True
+
+    def total() -> tuple[int, int]:
+        costs = [table_cost(t) for t in work]
+        return sum(c[0] for c in costs), sum(c[1] for c in costs)
+
+    descend()
+    best, best_cost = [list(t) for t in work], total()
+    rng = random.Random(seed)
+    for _ in range(kicks):
+        if best_cost[0] == 0 or spent >= IMPROVE_BUDGET:
+            break
+        clashing = [i for i, t in enumerate(work) if table_cost(t)[0] > 0]
+        i = rng.choice(clashing)
+        j = rng.choice([k for k in range(len(work)) if k != i])
+        x, y = rng.randrange(len(work[i])), rng.randrange(len(work[j]))
+        work[i][x], work[j][y] = work[j][y], work[i][x]
+        descend()
+        cost = total()
+        if cost < best_cost:
+            best, best_cost = [list(t) for t in work], cost
+        else:
+            work = [list(t) for t in best]
+    return [tuple(t) for t in best]
+
+
+def _seat(tables: Iterable[Sequence[int]], rank: Mapping[int, int],
+          first_seats: Mapping[int, int]) -> list[tuple[int, ...]]:
+    """Seat order at each table: the player who sat first least often so far sits first
+    (ties: the better ranked); the others follow by rank. Tables come best ranked first."""
+    out = []
+    for table in tables:
+        ordered = sorted(table, key=lambda p: rank[p])
+        head = min(ordered, key=lambda p: (first_seats.get(p, 0), rank[p]))
+        out.append((head, *[p for p in ordered if p != head]))
+    return sorted(out, key=lambda t: min(rank[p] for p in t))
+
+
+def first_seats(history: Iterable[Sequence[int]]) -> Counter:
+    """How often each player sat first (seat 0), from earlier tables in seat order."""
+    return Counter(t[0] for t in history if t)
+
+
+def tables_for(order: Sequence[int], size: int, history: Sequence[Sequence[int]] = (),
+               met: Mapping | None = None) -> list[tuple[int, ...]]:
+    """Split ``order`` (best first; a multiple of ``size`` long) into tables: the fewest
+    repeat meetings first, tables of close rank second, then seats balanced so everyone sits
+    first about as often. The in-order search finds the best split of small fields exactly;
+    swaps between tables and a bounded number of shakes take bigger ones further."""
+    met = meetings(history) if met is None else met
+    rank = {p: i for i, p in enumerate(order)}
+    tables = _partition(order, size, met, budget=START_BUDGET)
+    seed = hash(tuple(order)) & 0xFFFFFFFF  # deterministic: ints hash to themselves
+    tables = _improve(tables, met, rank, seed, kicks=KICKS)
+    return _seat(tables, rank, first_seats(history))
+
+
 def _choose_byes(order: Sequence[int], count: int, bye_counts: Mapping[int, int]) -> list[int]:
     """The ``count`` players latest in ``order`` among those with the fewest byes so far."""
     if count <= 0:
@@ -165,8 +278,7 @@ def round_robin(players: Sequence[int], *, table_size: int, round_number: int, s
     rotated = order[shift:] + order[:shift]
     byes = _choose_byes(rotated, len(rotated) % table_size, bye_counts)
     playing = [p for p in rotated if p not in byes]
-    tables = _partition(playing, table_size, meetings(history))
-    return Pairing(tuple(tables), tuple(byes))
+    return Pairing(tuple(tables_for(playing, table_size, list(history))), tuple(byes))
 
 
 def _circle_round(order: list[int], round_number: int) -> Pairing:
@@ -197,7 +309,7 @@ def swiss(ranked: Sequence[int], *, table_size: int, history: Iterable[Sequence[
     the seeded order)."""
     byes = _choose_byes(ranked, len(ranked) % table_size, bye_counts or {})
     playing = [p for p in ranked if p not in byes]
-    return Pairing(tuple(_partition(playing, table_size, meetings(history))), tuple(byes))
+    return Pairing(tuple(tables_for(playing, table_size, list(history))), tuple(byes))
 
 
 def seeded_order(players: Sequence[int], seed: int) -> list[int]:
@@ -252,19 +364,21 @@ class ArenaPairing:
 
 
 def arena_pair(waiting: Sequence[int], *, table_size: int,
-               last_opponents: Mapping[int, Iterable[int]] | None = None) -> ArenaPairing:
-    """Seat as many tables as the waiting players fill, earliest arrivals first, avoiding a
-    player's last opponents where possible. The latest arrivals beyond full tables wait on."""
+               last_opponents: Mapping[int, Iterable[int]] | None = None,
+               history: Sequence[Sequence[int]] = ()) -> ArenaPairing:
+    """Seat as many tables as the waiting players fill, earliest arrivals first. Among the
+    players seated now, every earlier meeting (``history``: the arena's tables so far, in
+    seat order) counts as a repeat, and a player's last opponents count double; seats are
+    balanced as in Swiss. The latest arrivals beyond full tables wait on."""
     count = len(waiting) // table_size
     if count == 0:
         return ArenaPairing([], list(waiting))
     now = list(waiting[:count * table_size])
-    met: Counter = Counter()
-    for player, others in (last_opponents or {}).items():
-        for other in others:
-            if other != player:
-                met[_pair(player, other)] = 1
-    return ArenaPairing(_partition(now, table_size, met), list(waiting[count * table_size:]))
+    met: Counter = meetings(history)
+    met.update({_pair(player, other) for player, others in (last_opponents or {}).items()
+                for other in others if other != player})
+    return ArenaPairing(tables_for(now, table_size, list(history), met=met),
+                        list(waiting[count * table_size:]))
 
 
 # --- standings -------------------------------------------------------------------------------

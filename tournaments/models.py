@@ -62,12 +62,19 @@ class Tournament(models.Model):
                                   related_name="organised_tournaments")
     seed = models.BigIntegerField(default=new_seed)
     current_round = models.PositiveSmallIntegerField(default=0)
+    paused_at = models.DateTimeField(
+        null=True, blank=True, help_text="Paused: running tables finish, nothing new starts; "
+                                         "the next round waits, paired, for the resume.")
+    pause_reason = models.CharField(max_length=300, blank=True)
+    spectator_delay_seconds = models.PositiveIntegerField(
+        default=0, help_text="Default delay of spectators' events at this tournament's tables.")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        permissions = [("control_tournament", "Can pause, resume and re-pair any tournament")]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game}, {self.format})"
@@ -103,6 +110,7 @@ class Registration(models.Model):
 
 
 class RoundStatus(models.TextChoices):
+    PENDING = "pending"     # paired while the tournament is paused: no tables yet
     PLAYING = "playing"
     FINISHED = "finished"
 
@@ -113,6 +121,9 @@ class TournamentRound(models.Model):
     status = models.CharField(max_length=10, choices=RoundStatus.choices,
                               default=RoundStatus.PLAYING)
     byes = models.JSONField(default=list, blank=True, help_text="Player ids sitting out.")
+    planned = models.JSONField(
+        default=list, blank=True,
+        help_text="Pending rounds: each table's player ids in seat order, until it starts.")
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

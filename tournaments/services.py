@@ -71,7 +71,8 @@ def tournament_create(*, organiser: Player, name: str, game: str, format: str,
                       registration_closes_at: datetime | None = None,
                       starts_at: datetime | None = None, rated: bool = True,
                       allow_bots: bool = False, bot_level: str = "heuristic",
-                      turn_clock_seconds: int = 30) -> Tournament:
+                      turn_clock_seconds: int = 30,
+                      spectator_delay_seconds: int = 0) -> Tournament:
     if not is_organiser(organiser):
         raise TournamentError("not_organiser", "only organisers may create tournaments")
     name = (name or "").strip()
@@ -109,6 +110,10 @@ def tournament_create(*, organiser: Player, name: str, game: str, format: str,
         raise TournamentError("invalid_turn_clock", "tournament tables need a turn clock of "
                               f"5 to {game_services.MAX_TURN_CLOCK_SECONDS} seconds",
                               field="turnClockSeconds")
+    if not 0 <= spectator_delay_seconds <= game_services.MAX_SPECTATOR_DELAY_SECONDS:
+        raise TournamentError("invalid_spectator_delay", "a spectator delay is 0 to "
+                              f"{game_services.MAX_SPECTATOR_DELAY_SECONDS} seconds",
+                              field="spectatorDelaySeconds")
     if bot_level not in game_selectors.bot_levels(game):
         raise TournamentError("invalid_bot_level", "unknown bot level", field="botLevel")
     times = [t for t in (registration_opens_at, registration_closes_at, starts_at) if t]
@@ -126,7 +131,7 @@ def tournament_create(*, organiser: Player, name: str, game: str, format: str,
         max_players=max_players, registration_opens_at=registration_opens_at,
         registration_closes_at=registration_closes_at, starts_at=starts_at, rated=rated,
         allow_bots=allow_bots, bot_level=bot_level, turn_clock_seconds=turn_clock_seconds,
-        status=status, organiser=organiser)
+        spectator_delay_seconds=spectator_delay_seconds, status=status, organiser=organiser)
     if status == TournamentStatus.REGISTRATION:
         webhooks.emit(tournament, "tournament.registration_opened")
     return tournament
@@ -375,7 +380,9 @@ def _active_ids(t: Tournament) -> set[int]:
 
 
 def _rounds(t: Tournament) -> list[tuple[TournamentRound, list[TournamentTable]]]:
-    rounds = list(t.rounds_set.order_by("number").prefetch_related("tables"))
+    """Rounds that started, with their tables: a pending round is no history yet."""
+    rounds = list(t.rounds_set.exclude(status=RoundStatus.PENDING).order_by("number")
+                  .prefetch_related("tables"))
     return [(r, sorted(r.tables.all(), key=lambda x: x.number)) for r in rounds]
 
 
@@ -444,14 +451,25 @@ def _round_create(t: Tournament) -> TournamentRound | None:
     if t.allow_bots and byes and t.format != Format.SINGLE_ELIMINATION:
         tables.append(byes)  # bots fill the rest of this table instead of byes
         byes = []
-    rnd = TournamentRound.objects.create(tournament=t, number=number, byes=byes)
     t.current_round = number
     t.save(update_fields=["current_round"])
+    if t.paused_at is not None:
+        # Paused: the round is paired and waits for the organiser (re-pair, move a player,
+        # award a bye) and the resume.
+        rnd = TournamentRound.objects.create(tournament=t, number=number, byes=byes,
+                                             planned=tables, status=RoundStatus.PENDING)
+        _publish(t, "round_prepared", tables=len(tables), byes=len(byes))
+        return rnd
+    rnd = TournamentRound.objects.create(tournament=t, number=number, byes=byes)
+    return _round_start(t, rnd, tables)
+
+
+def _round_start(t: Tournament, rnd: TournamentRound, tables: list[list[int]]) -> TournamentRound:
     players = Player.objects.in_bulk({p for x in tables for p in x})
     links = [_table_create(t, rnd, i, [players[p] for p in ids])
              for i, ids in enumerate(tables, start=1)]
     _standings_refresh(t)
-    _publish(t, "round_started", tables=len(tables), byes=len(byes))
+    _publish(t, "round_started", tables=len(tables), byes=len(rnd.byes))
     webhooks.emit(t, "tournament.round_started", round=rnd, tables=links)
     return rnd
 
@@ -461,7 +479,8 @@ def _table_create(t: Tournament, rnd: TournamentRound, number: int,
     bots = max(0, t.table_size - len(players)) if t.allow_bots else 0
     table = game_services.table_create_seated(
         creator=t.organiser, game=t.game, options=t.options, players=players, bots=bots,
-        bot_level=t.bot_level, turn_clock_seconds=t.turn_clock_seconds)
+        bot_level=t.bot_level, turn_clock_seconds=t.turn_clock_seconds,
+        spectator_delay_seconds=t.spectator_delay_seconds)
     return TournamentTable.objects.create(round=rnd, table=table, number=number,
                                           players=[p.pk for p in players],
                                           seats=len(players) + bots)
@@ -473,7 +492,7 @@ def _active_links(t: Tournament):
 
 def _arena_pair(t: Tournament) -> int:
     """Seat the waiting players, as many full tables as they fill."""
-    if t.format != Format.ARENA or t.status != TournamentStatus.RUNNING:
+    if t.format != Format.ARENA or t.status != TournamentStatus.RUNNING or t.paused_at:
         return 0
     if t.ends_at and t.ends_at <= timezone.now():
         return 0
@@ -481,10 +500,13 @@ def _arena_pair(t: Tournament) -> int:
                                           waiting_since__isnull=False)
                    .order_by("waiting_since", "id").values_list("player_id", flat=True))
     last: dict[int, list[int]] = {}
+    history = []
     for link in TournamentTable.objects.filter(round__tournament=t).order_by("id"):
+        history.append(tuple(link.players))
         for p in link.players:
             last[p] = [o for o in link.players if o != p]
-    pairing = formats.arena_pair(waiting, table_size=t.table_size, last_opponents=last)
+    pairing = formats.arena_pair(waiting, table_size=t.table_size, last_opponents=last,
+                                 history=history)
     if not pairing.tables:
         return 0
     rnd = t.rounds_set.get(number=1)
@@ -615,3 +637,210 @@ def _standings_refresh(t: Tournament) -> None:
         row.eliminated_in_round = eliminated.get(player_id)
         row.save()
     Standing.objects.filter(pk__in=[s.pk for s in existing.values()]).delete()
+
+
+# --- manual control -------------------------------------------------------------------------------
+#
+# The organiser (or staff with ``tournaments.control_tournament``) pauses a tournament: tables
+# that play finish, but nothing new starts. The round after is paired as usual and waits,
+# pending, with no tables: it can be paired again, a player moved to another table, a bye
+# awarded. Resuming starts it. Every step is written to the audit log with who and why.
+
+class ControlAction:
+    PAUSE = "tournament_pause"
+    RESUME = "tournament_resume"
+    REPAIR = "tournament_round_repair"
+    MOVE = "tournament_player_move"
+    BYE = "tournament_bye_award"
+
+
+def _controlled(tournament_id, actor: Player, reason: str) -> tuple[Tournament, str]:
+    from games.moderation import MAX_REASON
+
+    t = _lock(tournament_id)
+    if not (actor is not None and actor.is_active and (
+            actor.pk == t.organiser_id or actor.is_superuser
+            or (actor.is_staff and actor.has_perm("tournaments.control_tournament")))):
+        raise TournamentError("not_organiser", "only the organiser or staff may do that")
+    reason = " ".join((reason or "").split())[:MAX_REASON]
+    if not reason:
+        raise TournamentError("reason_required", "give a reason (it goes to the audit log)",
+                              field="reason")
+    return t, reason
+
+
+def _audit(actor: Player, action: str, t: Tournament, reason: str, **extra) -> None:
+    from games.moderation import audit_record
+
+    audit_record(actor=actor, action=action, reason=reason,
+                 extra={"tournament_id": t.pk, "tournament": t.name, **extra})
+
+
+def _pending(t: Tournament) -> TournamentRound:
+    rnd = t.rounds_set.filter(status=RoundStatus.PENDING).order_by("-number").first()
+    if rnd is None:
+        raise TournamentError("no_pending_round", "no round waits to start: pause the "
+                              "tournament and let the current round finish first")
+    return rnd
+
+
+@transaction.atomic
+def tournament_pause(*, actor: Player, tournament_id, reason: str) -> Tournament:
+    t, reason = _controlled(tournament_id, actor, reason)
+    if t.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
+        raise TournamentError("tournament_over", "this tournament is over")
+    if t.paused_at is not None:
+        raise TournamentError("already_paused", "this tournament is paused already")
+    t.paused_at, t.pause_reason = timezone.now(), reason[:300]
+    t.save(update_fields=["paused_at", "pause_reason"])
+    _audit(actor, ControlAction.PAUSE, t, reason, round=t.current_round)
+    _publish(t, "paused")
+    return t
+
+
+@transaction.atomic
+def tournament_resume(*, actor: Player, tournament_id, reason: str) -> Tournament:
+    """Start the pending round (or, in an arena, seat whoever waits)."""
+    t, reason = _controlled(tournament_id, actor, reason)
+    if t.paused_at is None:
+        raise TournamentError("not_paused", "this tournament is not paused")
+    t.paused_at, t.pause_reason = None, ""
+    t.save(update_fields=["paused_at", "pause_reason"])
+    started = None
+    rnd = t.rounds_set.filter(status=RoundStatus.PENDING).order_by("-number").first()
+    if rnd is not None and t.status == TournamentStatus.RUNNING:
+        tables = [list(x) for x in rnd.planned]
+        rnd.status, rnd.planned, rnd.started_at = RoundStatus.PLAYING, [], timezone.now()
+        rnd.save(update_fields=["status", "planned", "started_at"])
+        _round_start(t, rnd, tables)
+        started = rnd.number
+    _audit(actor, ControlAction.RESUME, t, reason, round_started=started)
+    _publish(t, "resumed")
+    _arena_pair(t)
+    return t
+
+
+@transaction.atomic
+def round_repair(*, actor: Player, tournament_id, reason: str) -> Tournament:
+    """Pair the pending round again from the field as it is now (after a withdrawal, a
+    disqualification, a late registration)."""
+    t, reason = _controlled(tournament_id, actor, reason)
+    rnd = _pending(t)
+    before = {"tables": rnd.planned, "byes": rnd.byes}
+    rnd.delete()
+    t.current_round = rnd.number - 1
+    t.save(update_fields=["current_round"])
+    new = _round_create(t)
+    after = {"tables": new.planned, "byes": new.byes} if new is not None else None
+    _audit(actor, ControlAction.REPAIR, t, reason, round=rnd.number, before=before, after=after)
+    return t
+
+
+def _place(rnd: TournamentRound, player_id: int) -> int | None:
+    """The table index (0-based) of ``player_id`` in the pending round; None: a bye."""
+    for i, table in enumerate(rnd.planned):
+        if player_id in table:
+            return i
+    if player_id in rnd.byes:
+        return None
+    raise TournamentError("not_in_round", "that player is not in the pending round",
+                          field="playerId")
+
+
+def _check_table_sizes(t: Tournament, rnd: TournamentRound) -> None:
+    engine = game_services.get_engine(t.game)
+    for i, table in enumerate(rnd.planned, start=1):
+        seats = max(len(table), t.table_size) if t.allow_bots else len(table)
+        if len(table) > t.table_size:
+            raise TournamentError("table_full", f"table {i} seats {t.table_size}",
+                                  field="tableNumber")
+        if table and seats < engine.min_players:
+            raise TournamentError("table_too_small", f"table {i} would have fewer than "
+                                  f"{engine.min_players} players", field="playerId")
+
+
+@transaction.atomic
+def round_player_move(*, actor: Player, tournament_id, player_id, table_number: int,
+                      swap_with_id=None, reason: str) -> Tournament:
+    """Move a player of the pending round to table ``table_number`` (from 1): to a free seat,
+    or in exchange with ``swap_with_id`` who sits there (who then takes the mover's place,
+    a bye included)."""
+    t, reason = _controlled(tournament_id, actor, reason)
+    rnd = _pending(t)
+    player_id = _int(player_id, "playerId")
+    if not 1 <= table_number <= len(rnd.planned):
+        raise TournamentError("no_such_table", f"tables 1 to {len(rnd.planned)}",
+                              field="tableNumber")
+    target = table_number - 1
+    source = _place(rnd, player_id)
+    if source == target:
+        raise TournamentError("same_table", "that player sits at that table already",
+                              field="tableNumber")
+    planned = [list(x) for x in rnd.planned]
+    byes = list(rnd.byes)
+    other = None
+    if swap_with_id is not None:
+        other = _int(swap_with_id, "swapWithPlayerId")
+        if other not in planned[target]:
+            raise TournamentError("not_at_table", "the player to swap with is not at that table",
+                                  field="swapWithPlayerId")
+        seat = planned[target].index(other)
+        planned[target][seat] = player_id
+        if source is None:
+            byes[byes.index(player_id)] = other
+        else:
+            planned[source][planned[source].index(player_id)] = other
+    else:
+        if len(planned[target]) >= t.table_size:
+            raise TournamentError("table_full", f"table {table_number} is full: name a player "
+                                  "to swap with", field="tableNumber")
+        if source is None:
+            byes.remove(player_id)
+        else:
+            planned[source].remove(player_id)
+        planned[target].append(player_id)
+    rnd.planned = [x for x in planned if x]
+    rnd.byes = byes
+    _check_table_sizes(t, rnd)
+    rnd.save(update_fields=["planned", "byes"])
+    _audit(actor, ControlAction.MOVE, t, reason, round=rnd.number, player_id=player_id,
+           from_table=None if source is None else source + 1, to_table=table_number,
+           swapped_with=other)
+    _publish(t, "round_prepared", tables=len(rnd.planned), byes=len(rnd.byes))
+    return t
+
+
+@transaction.atomic
+def round_bye_award(*, actor: Player, tournament_id, player_id, reason: str) -> Tournament:
+    """Give a player of the pending round (or a registered player it left out) a bye: they
+    sit this round out with a bye's points."""
+    t, reason = _controlled(tournament_id, actor, reason)
+    rnd = _pending(t)
+    player_id = _int(player_id, "playerId")
+    try:
+        source = _place(rnd, player_id)
+    except TournamentError:
+        if player_id not in _active_ids(t):
+            raise
+        source = -1  # registered, but not in this round's pairing
+    if source is None:
+        raise TournamentError("already_bye", "that player has a bye this round already",
+                              field="playerId")
+    planned = [list(x) for x in rnd.planned]
+    if source >= 0:
+        planned[source].remove(player_id)
+    rnd.planned = [x for x in planned if x]
+    rnd.byes = [*rnd.byes, player_id]
+    _check_table_sizes(t, rnd)
+    rnd.save(update_fields=["planned", "byes"])
+    _audit(actor, ControlAction.BYE, t, reason, round=rnd.number, player_id=player_id,
+           from_table=source + 1 if source >= 0 else None)
+    _publish(t, "round_prepared", tables=len(rnd.planned), byes=len(rnd.byes))
+    return t
+
+
+def _int(value, field: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise TournamentError("not_found", "no such player", field=field) from None

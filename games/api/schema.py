@@ -52,6 +52,7 @@ class TableType:
     turn_clock_seconds: int
     allow_spectators: bool
     spectators_may_chat: bool
+    spectator_delay_seconds: int
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
@@ -75,6 +76,7 @@ class TableType:
             last_seq=table.last_seq, round_number=table.round_number, deadline=table.deadline,
             turn_clock_seconds=table.turn_clock_seconds, allow_spectators=table.allow_spectators,
             spectators_may_chat=table.spectators_may_chat,
+            spectator_delay_seconds=table.spectator_delay_seconds,
             created_at=table.created_at, started_at=table.started_at,
             finished_at=table.finished_at, result=camel_keys(table.result),
             creator=PlayerType.of(table.creator),
@@ -146,6 +148,9 @@ class CreateTableInput:
     turn_clock_seconds: int | None = None
     allow_spectators: bool = True
     spectators_may_chat: bool = False
+    spectator_delay_seconds: int = strawberry.field(default=0, description=(
+        "Spectators receive this table's events this many seconds late (0 to 3600), so a "
+        "watcher cannot relay the match to a player; seated players are never delayed."))
     join: bool = strawberry.field(default=True, description="Take seat 0 yourself.")
 
 
@@ -217,7 +222,8 @@ class Mutation:
                 seat_count=input.seat_count, visibility=input.visibility.value,
                 turn_clock_seconds=input.turn_clock_seconds,
                 allow_spectators=input.allow_spectators,
-                spectators_may_chat=input.spectators_may_chat, join=input.join)
+                spectators_may_chat=input.spectators_may_chat, join=input.join,
+                spectator_delay_seconds=input.spectator_delay_seconds)
 
         return await _table_payload(info, create)
 

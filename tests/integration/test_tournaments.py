@@ -4,15 +4,19 @@ Runs in CI (DATABASE_URL and REDIS_URL set)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import sys
 import time
 from collections import Counter
 from datetime import timedelta
 
+import httpx
 import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
+from tests.games.test_replays import rebuild
 from tests.tournaments.helpers import bot_tournament
 from tournaments.models import (
     Rating,
@@ -112,6 +116,24 @@ async def test_swiss_kato_tournament_of_twelve_bots_runs_on_its_own(
     assert kinds["round_started"] == 3 and kinds["table_finished"] == 9
     assert kinds["standings_changed"] >= 9 and events[-1]["kind"] == "finished"
     await database_sync_to_async(_check_swiss)(t.pk)
+    await database_sync_to_async(_check_exports)(live_server_url, t.pk)
+
+
+def _check_exports(base_url: str, tournament_id: int) -> None:
+    """Every table's replay export rebuilds to its stored final state, and the standings CSV
+    is the standings, all from the live server."""
+    links = TournamentTable.objects.filter(round__tournament_id=tournament_id).select_related(
+        "table")
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        for link in links:
+            response = http.get(f"/api/tables/{link.table_id}/replay.json")
+            assert response.status_code == 200
+            assert rebuild(response.json()) == link.table.state
+        rows = list(csv.DictReader(io.StringIO(
+            http.get(f"/api/tournaments/{tournament_id}/standings.csv").text)))
+    standings = Standing.objects.filter(tournament_id=tournament_id).order_by("rank")
+    assert [(int(r["player_id"]), int(r["points"])) for r in rows] == [
+        (s.player_id, s.points) for s in standings]
 
 
 def _check_elimination(tournament_id: int) -> None:
@@ -153,3 +175,4 @@ async def test_single_elimination_krass_kariert_tournament_of_bots_runs_on_its_o
     events = await _follow(live_server_url, t.pk)
     assert Counter(e["kind"] for e in events)["round_started"] == 3
     await database_sync_to_async(_check_elimination)(t.pk)
+    await database_sync_to_async(_check_exports)(live_server_url, t.pk)

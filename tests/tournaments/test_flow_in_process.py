@@ -1,7 +1,6 @@
 """A whole tournament of bots in one process (in-process task queue, SQLite or PostgreSQL)."""
 
 import time
-from datetime import timedelta
 
 import pytest
 from django.utils import timezone
@@ -63,8 +62,14 @@ def test_arena_repairs_finished_players_until_the_window_closes():
     org, t = bot_tournament(game="kato", format="arena", players=4, options={"rounds": 1},
                             table_size=2, duration_minutes=5)
     services.tournament_start(actor=org, tournament_id=t.pk)
-    # Close the window soon: tables that finish after it are not re-paired.
-    Tournament.objects.filter(pk=t.pk).update(ends_at=timezone.now() + timedelta(seconds=1.5))
+    # Once players went back to the queue and were seated again, close the window: tables
+    # that finish after it are not re-paired. (A fixed 1.5 s window failed on a loaded
+    # machine whenever the first table took longer.)
+    deadline = time.monotonic() + 60
+    while TournamentTable.objects.filter(round__tournament=t).count() <= 2:
+        assert time.monotonic() < deadline, "nobody was seated again"
+        time.sleep(0.05)
+    Tournament.objects.filter(pk=t.pk).update(ends_at=timezone.now())
     assert scheduling.wait_idle(timeout=60)
     time.sleep(0.1)
     services.tournament_tick()

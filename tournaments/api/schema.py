@@ -61,6 +61,8 @@ class CreateTournamentInput:
     bot_level: str = "heuristic"
     turn_clock_seconds: int = strawberry.field(default=30, description=(
         "Every table's turn clock: a no-show's turns are played by a bot."))
+    spectator_delay_seconds: int = strawberry.field(default=0, description=(
+        "Every table's spectators get its events this many seconds late (0 to 3600)."))
 
 
 @strawberry.type
@@ -130,7 +132,8 @@ class Mutation:
             max_players=input.max_players, registration_opens_at=input.registration_opens_at,
             registration_closes_at=input.registration_closes_at, starts_at=input.starts_at,
             rated=input.rated, allow_bots=input.allow_bots, bot_level=input.bot_level,
-            turn_clock_seconds=input.turn_clock_seconds))
+            turn_clock_seconds=input.turn_clock_seconds,
+            spectator_delay_seconds=input.spectator_delay_seconds))
 
     @strawberry.mutation
     async def register_for_tournament(self, info: Info,

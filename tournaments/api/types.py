@@ -61,18 +61,22 @@ class TournamentTableType:
 @strawberry.type(name="TournamentRound")
 class TournamentRoundType:
     number: int
-    status: str
+    status: str = strawberry.field(description=(
+        "pending (paired while the tournament is paused; see `planned`), playing, finished"))
     byes: list[strawberry.ID]
     started_at: datetime
     finished_at: datetime | None
     tables: list[TournamentTableType]
+    planned: list[list[strawberry.ID]] = strawberry.field(description=(
+        "A pending round's tables (player ids in seat order), before they are created."))
 
     @classmethod
     def of(cls, rnd: TournamentRound, player) -> TournamentRoundType:
         return cls(number=rnd.number, status=rnd.status,
                    byes=[strawberry.ID(str(p)) for p in rnd.byes], started_at=rnd.started_at,
                    finished_at=rnd.finished_at,
-                   tables=[TournamentTableType.of(x, player) for x in rnd.tables.all()])
+                   tables=[TournamentTableType.of(x, player) for x in rnd.tables.all()],
+                   planned=[[strawberry.ID(str(p)) for p in x] for x in rnd.planned or []])
 
 
 @strawberry.type(name="Standing", description=(
@@ -127,6 +131,11 @@ class TournamentType:
     allow_bots: bool
     bot_level: str
     turn_clock_seconds: int
+    spectator_delay_seconds: int = strawberry.field(description=(
+        "Every table of this tournament delays its spectators' events by this much."))
+    paused_at: datetime | None = strawberry.field(description=(
+        "Paused: tables that play finish, nothing new starts until the organiser resumes."))
+    pause_reason: str
     current_round: int
     registered_count: int
     organiser: PlayerType
@@ -145,7 +154,9 @@ class TournamentType:
             registration_opens_at=t.registration_opens_at,
             registration_closes_at=t.registration_closes_at, starts_at=t.starts_at,
             ends_at=t.ends_at, rated=t.rated, allow_bots=t.allow_bots, bot_level=t.bot_level,
-            turn_clock_seconds=t.turn_clock_seconds, current_round=t.current_round,
+            turn_clock_seconds=t.turn_clock_seconds,
+            spectator_delay_seconds=t.spectator_delay_seconds, paused_at=t.paused_at,
+            pause_reason=t.pause_reason, current_round=t.current_round,
             registered_count=getattr(t, "registered", 0) or 0,
             organiser=PlayerType.of(t.organiser), created_at=t.created_at,
             started_at=t.started_at, finished_at=t.finished_at, _player=player)
@@ -232,7 +243,8 @@ class TournamentEvent:
     tournament_id: strawberry.ID
     kind: str = strawberry.field(description=(
         "subscribed, registration_opened, registration_closed, registrations_changed, "
-        "started, round_started, table_finished, standings_changed, finished, cancelled"))
+        "started, round_started, table_finished, standings_changed, finished, cancelled, "
+        "paused, resumed, round_prepared (a pending round was paired or changed)"))
     status: TournamentStatus
     round: int
     table_id: strawberry.ID | None = None

@@ -181,6 +181,8 @@ export interface CreateTableInput {
   turnClockSeconds?: number | null;
   allowSpectators?: boolean;
   spectatorsMayChat?: boolean;
+  /** Spectators receive this table's events this many seconds late (0 to 3600), so a watcher cannot relay the match to a player; seated players are never delayed. */
+  spectatorDelaySeconds?: number;
   /** Take seat 0 yourself. */
   join?: boolean;
 }
@@ -208,6 +210,8 @@ export interface CreateTournamentInput {
   botLevel?: string;
   /** Every table's turn clock: a no-show's turns are played by a bot. */
   turnClockSeconds?: number;
+  /** Every table's spectators get its events this many seconds late (0 to 3600). */
+  spectatorDelaySeconds?: number;
 }
 
 export interface CreateWebhookEndpointInput {
@@ -440,6 +444,16 @@ export interface Mutation {
   unregisterFromTournament: TournamentPayload;
   /** The organiser starts the first round now. */
   startTournament: TournamentPayload;
+  /** Pause: tables that play finish; the next round is paired and waits (pending) until you resume. Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  pauseTournament: TournamentPayload;
+  /** Resume: the pending round starts (an arena seats whoever waits). Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  resumeTournament: TournamentPayload;
+  /** Pair the pending round again from the field as it is now. Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  repairTournamentRound: TournamentPayload;
+  /** Move a player of the pending round to table `tableNumber` (from 1): to a free seat, or in exchange with `swapWithPlayerId` who sits there. Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  moveTournamentPlayer: TournamentPayload;
+  /** Give a player a bye in the pending round (a bye's points). Errors (codes): `not_found`, `not_organiser`, `reason_required`, and per action `already_paused`, `not_paused`, `tournament_over`, `no_pending_round`, `not_in_round`, `no_such_table`, `same_table`, `table_full`, `not_at_table`, `table_too_small`, `already_bye`. */
+  awardTournamentBye: TournamentPayload;
   /** Register a URL for tournament events, signed per Standard Webhooks; the secret is in this payload only. */
   createWebhookEndpoint: WebhookEndpointPayload;
   updateWebhookEndpoint: WebhookEndpointPayload;
@@ -534,6 +548,8 @@ export interface Query {
   myTables: Array<Table>;
   /** Moderator actions, newest first. Staff with the audit log permission only; others get the error code `forbidden`. */
   moderationLog: AuditLogPage | null;
+  /** The replay of an ended match (finished or aborted), every hand included. Public tables: anyone; private: their players and creator; staff always. Errors (codes): `not_found`, `not_finished` while the match runs (nothing of it is revealed), `not_started`. */
+  tableReplay: TableReplay;
   /** One tournament: its rounds, tables and standings. */
   tournament: Tournament | null;
   /** Tournaments, newest first. */
@@ -576,6 +592,34 @@ export interface Registration {
   status: string;
   reason: string;
   createdAt: string;
+}
+
+/** One seat of a replayed match. */
+export interface ReplaySeat {
+  __typename?: "ReplaySeat";
+  seat: number;
+  playerId: string;
+  displayName: string;
+  isBot: boolean;
+  botLevel: string | null;
+}
+
+/** One change at the table, in order (the log without its chat). */
+export interface ReplayStep {
+  __typename?: "ReplayStep";
+  seq: number;
+  kind: string;
+  /** What a rebuild calls here: `new_game`, `apply` (with `seat` and `action`), `start_next_round`, or nothing (seats, the end). */
+  engine: string | null;
+  seat: number | null;
+  action: any | null;
+  version: number;
+  status: string | null;
+  at: string;
+  /** What everyone saw at this step. */
+  events: any;
+  /** What only some seats saw (their hands), each with its `visible_to`; revealed because the match has ended. */
+  hiddenEvents: any;
 }
 
 /** Your report, as the moderators received it. */
@@ -667,6 +711,7 @@ export interface Table {
   turnClockSeconds: number;
   allowSpectators: boolean;
   spectatorsMayChat: boolean;
+  spectatorDelaySeconds: number;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -694,6 +739,26 @@ export interface TablePayload {
   __typename?: "TablePayload";
   table: Table | null;
   errors: Array<UserError>;
+}
+
+/** An ended match, enough to rebuild every state with the engine: `newGame(seatCount, seed, options)`, then each step's `engine` call. Also at `/api/tables/<id>/replay.json`. */
+export interface TableReplay {
+  __typename?: "TableReplay";
+  tableId: string;
+  game: string;
+  status: string;
+  seatCount: number;
+  /** A string: 62 bits do not fit GraphQL's Int. */
+  seed: string;
+  options: any;
+  /** The first deal's draw order. */
+  deck: Array<string>;
+  players: Array<ReplaySeat>;
+  steps: Array<ReplayStep>;
+  result: any | null;
+  finalState: any | null;
+  /** The whole replay as one JSON document (the export's content). */
+  document: any;
 }
 
 export type TableStatusEnum = "OPEN" | "PLAYING" | "FINISHED" | "ABORTED";
@@ -742,6 +807,11 @@ export interface Tournament {
   allowBots: boolean;
   botLevel: string;
   turnClockSeconds: number;
+  /** Every table of this tournament delays its spectators' events by this much. */
+  spectatorDelaySeconds: number;
+  /** Paused: tables that play finish, nothing new starts until the organiser resumes. */
+  pausedAt: string | null;
+  pauseReason: string;
   currentRound: number;
   registeredCount: number;
   organiser: Player;
@@ -758,7 +828,7 @@ export interface Tournament {
 export interface TournamentEvent {
   __typename?: "TournamentEvent";
   tournamentId: string;
-  /** subscribed, registration_opened, registration_closed, registrations_changed, started, round_started, table_finished, standings_changed, finished, cancelled */
+  /** subscribed, registration_opened, registration_closed, registrations_changed, started, round_started, table_finished, standings_changed, finished, cancelled, paused, resumed, round_prepared (a pending round was paired or changed) */
   kind: string;
   status: TournamentStatus;
   round: number;
@@ -776,11 +846,14 @@ export interface TournamentPayload {
 export interface TournamentRound {
   __typename?: "TournamentRound";
   number: number;
+  /** pending (paired while the tournament is paused; see `planned`), playing, finished */
   status: string;
   byes: Array<string>;
   startedAt: string;
   finishedAt: string | null;
   tables: Array<TournamentTable>;
+  /** A pending round's tables (player ids in seat order), before they are created. */
+  planned: Array<Array<string>>;
 }
 
 export type TournamentStatus = "SCHEDULED" | "REGISTRATION" | "CLOSED" | "RUNNING" | "FINISHED" | "CANCELLED";
