@@ -222,3 +222,9 @@ def bot_levels(game: str) -> list[str]:
     from games import bots
 
     return list(bots.levels(game))
+
+
+def game_exists(game: str) -> bool:
+    from games.engine import GAMES
+
+    return game in GAMES

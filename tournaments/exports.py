@@ -224,8 +224,8 @@ def tournaments_of_organiser(player_id) -> list[Tournament]:
 
 
 def tournaments_of_game(game: str) -> list[Tournament]:
-    from games.engine import GAMES
+    from games import selectors as game_selectors
 
-    if game not in GAMES:
+    if not game_selectors.game_exists(game):
         raise TournamentError("not_found", "no such game")
     return list(Tournament.objects.filter(game=game).order_by(*RECENT)[:FEED_SIZE])
