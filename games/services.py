@@ -469,36 +469,71 @@ def _locked_at(table_id: int, expected_version: int) -> Table | None:
     return table
 
 
-@transaction.atomic
 def bot_turn(*, table_id: int, expected_version: int) -> bool:
-    """One move for the first bot (or bot-played seat) among the actors."""
-    import random
+    """One move for the first bot (or bot-played seat) among the actors: on PostgreSQL in two
+    round trips like a person's move (``_act_at_once``), else, or when the table moved
+    between the read and the write, under the lock."""
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        snapshot = selectors.move_snapshot(table_id, None)
+        if snapshot is None:
+            return False
+        table, seats, _ = snapshot
+        if table.status != TableStatus.PLAYING or table.version != expected_version:
+            return False  # the world has moved on: nothing to do
+        chosen = _bot_choice(table, seats)
+        if chosen is None:
+            return False
+        position, action = chosen
+        try:
+            table.state, events = GAMES[table.game].apply(table.state, position, action)
+        except IllegalAction as exc:
+            raise GameError(exc.code, exc.message, field="action") from None
+        table.version += 1
+        entry = journal.record_move(table, expected_version=expected_version,
+                                    kind=LogKind.BOT, events=events, seat=position,
+                                    action=action, key=f"bot:{expected_version}:{position}",
+                                    seats=seats)
+        if entry is not None:
+            metrics.move_applied_on_commit(table.game, LogKind.BOT)
+            return True
+    return _bot_turn_locked(table_id=table_id, expected_version=expected_version)
 
+
+@transaction.atomic
+def _bot_turn_locked(*, table_id: int, expected_version: int) -> bool:
     table = _locked_at(table_id, expected_version)
     if table is None:
         return False
+    seats = journal.seats_of(table)
+    chosen = _bot_choice(table, seats)
+    if chosen is None:
+        return False
+    position, action = chosen
+    _apply(table, position, action, kind=LogKind.BOT, seats=seats,
+           key=f"bot:{table.version}:{position}")
+    return True
+
+
+def _bot_choice(table: Table, seats: dict[int, Seat]) -> tuple[int, dict] | None:
+    """The seat whose bot moves now and its move, or None when no bot is to act."""
+    import random
+
     engine = GAMES[table.game]
     if engine.is_round_over(table.state):
-        return False
-    seats = journal.seats_of(table)
+        return None
     bots = [a for a in engine.actors(table.state) if a in seats and seats[a].plays_as_bot]
     if not bots:
-        return False
+        return None
     position = bots[0]
-    seat = seats[position]
-    policy = bot_registry.bot_for(table.game, seat.bot_level)
+    policy = bot_registry.bot_for(table.game, seats[position].bot_level)
     legal = engine.legal_actions(table.state, position)
     rng = random.Random(f"{table.seed}:{table.version}:{position}")
     view = engine.view(table.state, position)
     if isinstance(policy, SearchBot):
-        action = policy.choose(view, legal, rng,
-                               iterations=settings.STAPEL_STRONG_BOT_ITERATIONS,
-                               time_ms=settings.STAPEL_STRONG_BOT_TIME_MS)
-    else:
-        action = policy.choose(view, legal, rng)
-    _apply(table, position, action, kind=LogKind.BOT, seats=seats,
-           key=f"bot:{table.version}:{position}")
-    return True
+        return position, policy.choose(view, legal, rng,
+                                       iterations=settings.STAPEL_STRONG_BOT_ITERATIONS,
+                                       time_ms=settings.STAPEL_STRONG_BOT_TIME_MS)
+    return position, policy.choose(view, legal, rng)
 
 
 @transaction.atomic
