@@ -29,7 +29,7 @@ through a light view with exactly the fields the heuristic reads, and apply the 
 moves without the engine's input checks (the moves come from the engine's legal actions).
 
 The budget is plain arguments: ``iterations`` (playouts) and ``time_ms`` (wall clock; 0 =
-none). With a seeded ``random.Random`` and no time limit reached, the move is deterministic.
+none; checked before every playout once one world is complete, a world cut short is dropped). With a seeded ``random.Random`` and no time limit reached, the move is deterministic.
 """
 
 from __future__ import annotations
@@ -57,6 +57,10 @@ class InfoSet:
     view: dict
     legal: tuple
     history: tuple = field(default=())
+
+
+class TimeUp(Exception):
+    """The time budget ran out in the middle of a sampled world."""
 
 
 class CannotSearch(Exception):
@@ -199,7 +203,13 @@ class SearchBot(Bot):
                     break
                 world = self.determinize(info, rng)
                 seed = rng.getrandbits(64)
+                worlds = len(rewards[keys[0]])
                 for key in keys:
+                    if deadline is not None and worlds and time.perf_counter() > deadline:
+                        # Out of time within a world: drop its playouts, keep pairs whole.
+                        for k in keys:
+                            del rewards[k][worlds:]
+                        raise TimeUp
                     rewards[key].append(self._playout(world, info.seat, arms[key],
                                                       random.Random(seed)))
                 done += len(keys)
@@ -209,6 +219,8 @@ class SearchBot(Bot):
                     keys = [k for k in keys if k in kept]
         except CannotSearch:
             return {"action": guess, "iterations": done, "arms": {}}
+        except TimeUp:
+            pass
         best_key = max(keys, key=lambda k: (sum(rewards[k]), k == guess_key))
         if best_key != guess_key:
             diffs = [b - g for b, g in zip(rewards[best_key], rewards[guess_key], strict=True)]
