@@ -11,10 +11,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from games.engine.aetsch import AETSCH
+from games.engine.aetsch import AETSCH, RANK_OF, SUIT_OF
 
 from .base import Bot, GameBots, RandomBot
-from .search import InfoSet, SearchBot, take, unseen
+from .search import InfoSet, SearchBot, take, unseen, win_reward, win_share
 
 SUITS = ("clubs", "spades", "hearts", "diamonds")
 PLAIN_RANKS = ("3", "4", "6", "8", "9", "Q")
@@ -25,12 +25,13 @@ PLAY_PREFERENCE = {"K": 6.0, "5": 5.5, "2": 4.0, "7": 4.0, "A": 3.0, "10": 3.0, 
                    "joker": -2.0}
 
 
-def _suit(card: str) -> str | None:
-    return None if card == "joker" else card.split("-", 1)[0]
+# A card's suit (None for a joker) and rank ("joker" for a joker): table look-ups, as the
+# heuristic asks for them for every card of every candidate play.
+_suit = SUIT_OF.get
 
 
 def _rank(card: str) -> str:
-    return "joker" if card == "joker" else card.split("-", 1)[1]
+    return RANK_OF.get(card, "joker")
 
 
 def _remove_one(hand: list, card: str) -> list:
@@ -188,8 +189,17 @@ def determinize(info: InfoSet, rng: random.Random) -> dict:
     }
 
 
-def cards_left(state: dict) -> list:
-    return [len(h) for h in state["hands"]]
+def rollout_view(state: dict, seat: int) -> dict:
+    """The fields of the seat's view the heuristic reads, straight from a sampled world (a
+    playout's own guess, never the real state): no copies, nothing else."""
+    return {"seat": seat, "hand": state["hands"][seat], "direction": state["direction"],
+            "hand_counts": [len(h) for h in state["hands"]],
+            "draw_count": len(state["draw_pile"])}
+
+
+def evaluate(state: dict, seat: int) -> float:
+    """A cut-off playout: the seat's chance to go out first, from the cards each holds."""
+    return win_share([len(h) for h in state["hands"]], seat, scale=2.0, rest=0.2)
 
 
 def expand(view: dict, legal: list) -> list:
@@ -203,5 +213,6 @@ _HEURISTIC = HeuristicBot()
 BOTS = GameBots("aetsch", (
     AetschRandomBot(),
     _HEURISTIC,
-    SearchBot(AETSCH, _HEURISTIC, determinize, cards_left, expand=expand),
+    SearchBot(AETSCH, _HEURISTIC, determinize, evaluate, expand=expand, reward=win_reward,
+              depth=40, confidence=2.5, keep_arms=4, rollout_view=rollout_view),
 ))

@@ -20,7 +20,7 @@ from games.engine.karma import (
 )
 
 from .base import Bot, GameBots, RandomBot
-from .search import CannotSearch, InfoSet, SearchBot, take, unseen
+from .search import CannotSearch, InfoSet, SearchBot, take, unseen, win_reward, win_share
 
 # The pile is small enough to take rather than spend a Karma card on it.
 SMALL_PILE = 2
@@ -152,10 +152,26 @@ def determinize(info: InfoSet, rng: random.Random) -> dict:
     }
 
 
-def cards_left(state: dict) -> list:
+def _left(state: dict) -> list:
     return [len(h) + len(up) + sum(1 for c in down if c is not None)
             for h, up, down in zip(state["hands"], state["table_up"], state["table_down"],
                                    strict=True)]
+
+
+def rollout_view(state: dict, seat: int) -> dict:
+    """The fields of the seat's view the heuristic reads, straight from a sampled world (a
+    playout's own guess, never the real state): no copies, nothing else."""
+    return {"seat": seat, "pile": state["pile"], "draw_count": len(state["draw_pile"]),
+            "finished": state["finished"], "cards_left": _left(state)}
+
+
+def evaluate(state: dict, seat: int) -> float:
+    """A cut-off playout: lost once another seat went out first, else the seat's chance to
+    go out first from the cards each still holds (hand and table)."""
+    finished = state["finished"]
+    if finished:
+        return 1.0 if finished[0] == seat else 0.1
+    return win_share(_left(state), seat, scale=2.5, rest=0.2)
 
 
 def searchable(info: InfoSet) -> bool:
@@ -168,5 +184,7 @@ _HEURISTIC = HeuristicBot()
 BOTS = GameBots("karma", (
     RandomBot(),
     _HEURISTIC,
-    SearchBot(KARMA, _HEURISTIC, determinize, cards_left, searchable=searchable),
+    SearchBot(KARMA, _HEURISTIC, determinize, evaluate, searchable=searchable,
+              reward=win_reward, depth=40, confidence=2.5, keep_arms=4,
+              rollout_view=rollout_view),
 ))

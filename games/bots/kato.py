@@ -14,15 +14,7 @@ import random
 from games.engine.kato import COLOR, COLORS, IS_WILD, KATO, POINTS, RANK
 
 from .base import Bot, GameBots, RandomBot
-from .search import (
-    CannotSearch,
-    InfoSet,
-    SearchBot,
-    lead_reward,
-    placing_reward,
-    take,
-    unseen,
-)
+from .search import CannotSearch, InfoSet, SearchBot, placing_reward, take, unseen, win_share
 
 _HITS = {"skip", "reverse", "draw2"}
 
@@ -209,8 +201,17 @@ def determinize(info: InfoSet, rng: random.Random) -> dict:
     }
 
 
-def cards_left(state: dict) -> list:
-    return [len(h) for h in state["hands"]]
+def rollout_view(state: dict, seat: int) -> dict:
+    """The fields of the seat's view the heuristic reads, straight from a sampled world (a
+    playout's own guess, never the real state): no copies, nothing else."""
+    return {"seat": seat, "hand": state["hands"][seat], "phase": state["phase"],
+            "color": state["color"], "direction": state["direction"],
+            "players": state["players"], "hand_counts": [len(h) for h in state["hands"]]}
+
+
+def evaluate(state: dict, seat: int) -> float:
+    """A cut-off playout: the seat's chance to go out first, from the cards each holds."""
+    return win_share([len(h) for h in state["hands"]], seat, scale=1.5, rest=0.2)
 
 
 def reward(placings: list, seat: int) -> float:
@@ -230,6 +231,6 @@ _HEURISTIC = HeuristicBot()
 BOTS = GameBots("kato", (
     RandomBot(),
     _HEURISTIC,
-    SearchBot(KATO, _HEURISTIC, determinize, cards_left, reward=reward, expand=expand,
-              depth=30, cutoff=lead_reward),
+    SearchBot(KATO, _HEURISTIC, determinize, evaluate, reward=reward, expand=expand,
+              depth=30, rollout_view=rollout_view),
 ))

@@ -17,7 +17,7 @@ from functools import cache
 from games.engine.krass_kariert import KRASS_KARIERT, best_strength
 
 from .base import Bot, GameBots, RandomBot
-from .search import InfoSet, SearchBot, take, unseen
+from .search import InfoSet, SearchBot, progress_reward, take, unseen
 
 # How much holding a card is worth beyond its place in the plan (it gets us out of trouble).
 ESCAPE_VALUE = {"stop": 0.9, "draw": 0.5, "x": 0.45}
@@ -148,13 +148,25 @@ def determinize(info: InfoSet, rng: random.Random) -> dict:
     }
 
 
-def cards_left(state: dict) -> list:
-    return [len(h) for h in state["hands"]]
+def rollout_view(state: dict, seat: int) -> dict:
+    """The fields of the seat's view the heuristic reads, straight from a sampled world (a
+    playout's own guess, never the real state): no copies, nothing else."""
+    phase = state["phase"]
+    if phase == "play":
+        phase = "follow" if state["trick"] else "lead"
+    return {"seat": seat, "hand": state["hands"][seat], "phase": phase,
+            "drawn": state["drawn"] if seat == state["drawer"] else [],
+            "reserves": state["reserves"], "trick": state["trick"],
+            "to_act": state["to_act"] if state["phase"] == "play" else []}
+
+
+def evaluate(state: dict, seat: int) -> float:
+    return progress_reward([len(h) for h in state["hands"]], seat)
 
 
 _HEURISTIC = HeuristicBot()
 BOTS = GameBots("krass_kariert", (
     RandomBot(),
     _HEURISTIC,
-    SearchBot(KRASS_KARIERT, _HEURISTIC, determinize, cards_left),
+    SearchBot(KRASS_KARIERT, _HEURISTIC, determinize, evaluate, rollout_view=rollout_view),
 ))

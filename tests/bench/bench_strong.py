@@ -4,6 +4,9 @@ Run from the repo root: ``python tests/bench/bench_strong.py [--matches N] [--wo
 [--games kato,karma] [--iterations I] [--time-ms T]``. It prints, per game, the win rate with
 its 95 % interval, the mean placing and points of each level, and the strong bot's move time
 (p50/p99). Four seats everywhere (Krass Kariert is judged by its chips, the points column).
+A KaTO match is one round here (``{"rounds": 1}``: the default match to 500 points takes many
+rounds) and a Krass Kariert match one chip each (one deal); the other games play their
+defaults. ``--iterations``/``--time-ms`` default to the search's own defaults (the settings').
 The same figures, with CSV/JSON/PNG output, come from ``manage.py simulate``.
 """
 
@@ -17,15 +20,17 @@ from concurrent.futures import ProcessPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
+from games.bots.search import DEFAULT_ITERATIONS, DEFAULT_TIME_MS  # noqa: E402
 from games.bots.simulate import lineup_for, play_match, summarize  # noqa: E402
 
 LINEUP = ["strong", "heuristic", "heuristic", "heuristic"]
 GAMES = ("kato", "aetsch", "karma", "krass_kariert")
+OPTIONS = {"kato": {"rounds": 1}, "krass_kariert": {"chips": 1}}
 
 
 def _one(job):
     game, levels, seed, budget = job
-    return play_match(game, levels, seed, budget=budget)
+    return play_match(game, levels, seed, OPTIONS.get(game), budget=budget)
 
 
 def main() -> None:
@@ -33,8 +38,8 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=40)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--games", default=",".join(GAMES))
-    parser.add_argument("--iterations", type=int, default=300)
-    parser.add_argument("--time-ms", type=float, default=400)
+    parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS)
+    parser.add_argument("--time-ms", type=float, default=DEFAULT_TIME_MS)
     args = parser.parse_args()
     budget = {"iterations": args.iterations, "time_ms": args.time_ms}
     for game in args.games.split(","):

@@ -162,3 +162,26 @@ def test_strong_is_registered_for_every_game_with_a_description():
     for game_id in GAMES:
         assert isinstance(BOTS[game_id]["strong"], SearchBot)
         assert all(bot.description for bot in BOTS[game_id].values())
+
+
+@pytest.mark.parametrize("game_id,players", GAME_SEATS)
+def test_the_playouts_light_view_gives_the_heuristic_the_same_moves(game_id, players):
+    # Playouts hand the heuristic a light view read from the sampled world; it must decide
+    # exactly as it does on the engine's full view (same move, same RNG use).
+    engine = GAMES[game_id]
+    bot: SearchBot = BOTS[game_id]["strong"]
+    compared = 0
+    for seed in (1, 2, 3):
+        for state, seat in positions(game_id, players, seed, every=1, limit=150):
+            full = engine.view(state, seat)
+            if full["phase"] == "choose":
+                continue  # Karma's face-up choice is never searched nor played out
+            legal = engine.legal_actions(state, seat)
+            light = bot.rollout_view(state, seat)
+            assert {k: full[k] for k in light} == light
+            rng_a, rng_b = random.Random(seed), random.Random(seed)
+            assert (bot.heuristic.choose(light, legal, rng_a)
+                    == bot.heuristic.choose(full, legal, rng_b))
+            assert rng_a.random() == rng_b.random()
+            compared += 1
+    assert compared >= 100
