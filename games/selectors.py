@@ -2,22 +2,69 @@
 
 from __future__ import annotations
 
+import re
+
 from django.db.models import Prefetch
 
 from .errors import GameError
-from .models import ChatMessage, LogKind, Seat, Table, TableLogEntry, TableStatus, Visibility
+from .models import (
+    PUBLIC_ID_LENGTH,
+    ChatMessage,
+    LogKind,
+    Seat,
+    Table,
+    TableLogEntry,
+    TableStatus,
+    Visibility,
+)
 
 MAX_REPLAY = 500
 # Chat events whose text is looked up when the log is read (the log stores no chat text).
 CHAT_TEXT_EVENTS = ("chat", "chat_unhidden")
 
 
+_PUBLIC_ID_SHAPE = re.compile(rf"[A-Za-z0-9_-]{{{PUBLIC_ID_LENGTH}}}")
+
+
+class PublicTableId(str):
+    """A table id as a client sent it (``Table.public_id``), checked for shape only."""
+
+
+def public_table_id(value, field: str = "tableId") -> PublicTableId:
+    """The one place a table id from a client is taken in: anything not shaped like a public
+    id (an integer key among them) is ``not_found``, as a table that does not exist."""
+    if isinstance(value, str) and _PUBLIC_ID_SHAPE.fullmatch(value):
+        return PublicTableId(value)
+    raise GameError("not_found", "no such table", field=field)
+
+
+def table_key(table_id, field: str = "tableId") -> dict:
+    """The lookup of a table by an internal key (an ``int``: tasks, services, admin) or by a
+    client's ``PublicTableId``. A plain string is refused, so a client's id that skipped
+    ``public_table_id`` cannot reach a table by its integer key."""
+    if isinstance(table_id, PublicTableId):
+        return {"public_id": str(table_id)}
+    if isinstance(table_id, int) and not isinstance(table_id, bool):
+        return {"pk": table_id}
+    raise GameError("not_found", "no such table", field=field)
+
+
+def table_pk_from_public(value, field: str = "tableId") -> int:
+    """The integer key of the table a client means (channel groups and the log use it)."""
+    pk = (Table.objects.filter(**table_key(public_table_id(value, field), field))
+          .values_list("pk", flat=True).first())
+    if pk is None:
+        raise GameError("not_found", "no such table", field=field)
+    return pk
+
+
 def table_get(table_id) -> Table:
+    """By internal key (``int``) or a client's ``PublicTableId``."""
     try:
         return (Table.objects.select_related("creator")
                 .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")))
-                .get(pk=int(table_id)))
-    except (Table.DoesNotExist, ValueError, TypeError):
+                .get(**table_key(table_id)))
+    except Table.DoesNotExist:
         raise GameError("not_found", "no such table", field="tableId") from None
 
 

@@ -65,14 +65,12 @@ def get_engine(game: str):
 
 def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None) -> Table:
     """The table, locked. With ``viewer``: ``not_found`` where it does not exist for them
-    (a private table they are not part of, see ``selectors.may_see``)."""
-    try:
-        table_id = int(table_id)
-    except (ValueError, TypeError):
-        raise GameError("not_found", "no such table", field="tableId") from None
+    (a private table they are not part of, see ``selectors.may_see``). ``table_id`` is an
+    internal key or a client's ``selectors.PublicTableId`` (see ``selectors.table_key``)."""
+    key = selectors.table_key(table_id)
     _bound_lock_wait()
     try:
-        table = Table.objects.select_for_update().get(pk=table_id)
+        table = Table.objects.select_for_update().get(**key)
     except Table.DoesNotExist:
         raise GameError("not_found", "no such table", field="tableId") from None
     except OperationalError as exc:
@@ -168,7 +166,8 @@ def _publish_on_commit(table: Table, entry: TableLogEntry, lobby: bool = False,
     messages = _messages(table, entry, seats if seats is not None else _seats(table))
     if lobby and table.visibility == Visibility.PUBLIC:
         messages.append((realtime.LOBBY_GROUP, {
-            "type": realtime.LOBBY_TYPE, "table": table.pk, "status": table.status,
+            "type": realtime.LOBBY_TYPE, "table": table.pk, "public_id": table.public_id,
+            "status": table.status,
             "game": table.game}))
     transaction.on_commit(partial(realtime.send, messages))
 

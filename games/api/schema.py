@@ -38,16 +38,18 @@ from .types import (
 )
 
 
-def _update_of(entry, seat: int | None, status: str, view_payload=None) -> TableUpdate:
+def _update_of(entry, public_id: str, seat: int | None, status: str,
+               view_payload=None) -> TableUpdate:
     # The status as of this entry; `status` (today's) only for entries logged without one.
-    return TableUpdate.of(entry.table_id, entry.seq, entry.kind, entry.version,
+    return TableUpdate.of(public_id, entry.seq, entry.kind, entry.version,
                           entry.status or status,
                           realtime.redact_events(entry.events, seat), view_payload)
 
 
 @strawberry.type(name="Table")
 class TableType:
-    id: strawberry.ID
+    id: strawberry.ID = strawberry.field(description=(
+        "Opaque and random (not a counter): use it as it is, in every `tableId` and in links."))
     game: str
     status: TableStatusEnum
     visibility: VisibilityEnum
@@ -77,7 +79,7 @@ class TableType:
         seat = selectors.viewer_seat(table, player)
         insider = seat is not None or (player is not None and player.pk == table.creator_id)
         return cls(
-            id=strawberry.ID(str(table.pk)), game=table.game,
+            id=strawberry.ID(table.public_id), game=table.game,
             status=TableStatusEnum(table.status), visibility=VisibilityEnum(table.visibility),
             seat_count=table.seat_count, options=table.options, version=table.version,
             last_seq=table.last_seq, round_number=table.round_number, deadline=table.deadline,
@@ -104,7 +106,7 @@ class TableType:
             return []
         limit = max(1, min(limit, selectors.MAX_REPLAY))
         entries = await api_read(selectors.log_after, self._table.pk, after_seq, limit)
-        return [_update_of(e, self.my_seat, self._table.status) for e in entries]
+        return [_update_of(e, self.id, self.my_seat, self._table.status) for e in entries]
 
     @strawberry.field
     async def round_results(self) -> list[RoundResultType]:
@@ -177,11 +179,8 @@ async def _table_payload(info: Info, fn, **kwargs) -> TablePayload:
         return TablePayload(errors=[UserError.of(exc)])
 
 
-def _id(value) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise GameError("not_found", "no such table", field="tableId") from None
+def _id(value) -> selectors.PublicTableId:
+    return selectors.public_table_id(value)
 
 
 @strawberry.type
@@ -198,20 +197,22 @@ class Query:
                      first: int = 20, after: str | None = None) -> TablePage:
         first = max(1, min(first, 100))
         try:
-            after_id = int(after) if after else None
-        except ValueError:
+            # The cursor is the last table's public id: no integer key leaves the server.
+            after_id = (await api_read(selectors.table_pk_from_public, after, "after")
+                        if after else None)
+        except GameError:
             raise GameError("invalid_cursor", "unknown cursor", field="after") from None
         rows = await api_read(selectors.lobby, game=game,
                               status=status.value if status else None, first=first + 1,
                               after=after_id)
         items = [TableType.of(t, None) for t in rows[:first]]
-        return TablePage(items=items,
-                         next_cursor=str(rows[first - 1].pk) if len(rows) > first else None)
+        return TablePage(items=items, next_cursor=(rows[first - 1].public_id
+                                                   if len(rows) > first else None))
 
     @strawberry.field(description="One table, with your view of its match.")
     async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
         try:
-            table = await api_read(selectors.table_for, id, viewer(info))
+            table = await api_read(selectors.table_for, _id(id), viewer(info))
         except GameError:
             return None  # none, or private and not for this viewer: the same answer
         return TableType.of(table, viewer(info))
@@ -305,7 +306,8 @@ class Mutation:
                           errors=errors, _table_id=result.table_id, _player=player)
 
 
-def _watch(table_id, player, after_seq: int = 0) -> None:
+def _watch(table_id, player, after_seq: int = 0) -> int:
+    """Checks the subscription may start; the table's internal key (groups, the log)."""
     table = selectors.table_for(table_id, player)
     if after_seq > table.last_seq:
         raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
@@ -314,6 +316,7 @@ def _watch(table_id, player, after_seq: int = 0) -> None:
     seat = selectors.viewer_seat(table, player)
     if not selectors.may_watch(table, player, seat):
         raise GameError("spectators_not_allowed", "this table does not allow spectators")
+    return table.pk
 
 
 def _replay(table_id: int, player, after_seq: int):
@@ -342,8 +345,8 @@ class Subscription:
     async def table_events(self, info: Info, table_id: strawberry.ID,
                            after_seq: int = 0) -> AsyncGenerator[TableUpdate, None]:
         player = require_viewer(info)
-        tid = _id(table_id)
-        await database_sync_to_async(_watch)(tid, player, after_seq)
+        public_id = _id(table_id)
+        tid = await database_sync_to_async(_watch)(public_id, player, after_seq)
         mine = realtime.player_audience(player.pk)
         groups = [realtime.group_name(tid, mine), realtime.group_name(tid, realtime.SPECTATORS)]
         ws = info.context["ws"]
@@ -355,7 +358,7 @@ class Subscription:
                     tid, player, last)
                 for i, entry in enumerate(entries):
                     final = i == len(entries) - 1 and entry.seq == last_seq
-                    yield _update_of(entry, seat, status, view if final else None)
+                    yield _update_of(entry, public_id, seat, status, view if final else None)
                     last = entry.seq
                 if last >= last_seq:
                     break
@@ -380,9 +383,9 @@ class Subscription:
                     for entry in entries:
                         if entry.seq >= seq:
                             break
-                        yield _update_of(entry, seat, status)
+                        yield _update_of(entry, public_id, seat, status)
                         last = entry.seq
-                yield TableUpdate.of(tid, seq, message["kind"], message["version"],
+                yield TableUpdate.of(public_id, seq, message["kind"], message["version"],
                                      message["status"], message["events"], message["view"])
                 last = seq
 
@@ -396,7 +399,7 @@ class Subscription:
             async for message in messages:
                 if game and message.get("game") != game:
                     continue
-                yield LobbyUpdate(table_id=strawberry.ID(str(message["table"])),
+                yield LobbyUpdate(table_id=strawberry.ID(message["public_id"]),
                                   game=message["game"],
                                   status=TableStatusEnum(message["status"]))
 
