@@ -397,7 +397,8 @@ class Subscription:
         async with ws.listen_to_channel(realtime.LOBBY_TYPE,
                                         groups=[realtime.LOBBY_GROUP]) as messages:
             async for message in messages:
-                if game and message.get("game") != game:
+                # Without a public id: sent by a node of an older release (no key leaves).
+                if (game and message.get("game") != game) or not message.get("public_id"):
                     continue
                 yield LobbyUpdate(table_id=strawberry.ID(message["public_id"]),
                                   game=message["game"],
