@@ -20,6 +20,7 @@ import datetime as dt
 import json
 import logging
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async as sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from cross_web import HTTPException
@@ -292,8 +293,15 @@ class GraphQLWebsocketConsumer(metrics.WebsocketMetrics, ratelimit.WebsocketLimi
         # Strawberry hands every channel-layer message to its subscription queues and never
         # to a handler method; the close of a banned player's or a revoked token's sockets
         # must reach ours.
-        if message.get("type") in (PLAYER_CLOSE_TYPE, TOKEN_CLOSE_TYPE):
+        kind = message.get("type", "")
+        if kind in (PLAYER_CLOSE_TYPE, TOKEN_CLOSE_TYPE):
             await self.revoked_close(message)
+            return
+        if kind.startswith("websocket."):
+            # Channels hops to a thread to close stale database connections before every
+            # frame; this consumer touches the database only through database_sync_to_async,
+            # which does that in its own thread, so each frame is spared a thread hop.
+            await getattr(self, get_handler_name(message))(message)
             return
         await super().dispatch(message)
 

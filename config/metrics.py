@@ -52,6 +52,11 @@ TASK_FAILURES = Counter("stapel_celery_task_failures", "Celery tasks that raised
 BOT_TURN = Histogram("stapel_bot_turn_seconds",
                      "From a bot's turn being due to its move applied (worker tasks)",
                      buckets=LATENCY_BUCKETS)
+SQL_STATEMENTS = Counter(
+    "stapel_sql_statements",
+    "SQL round trips sent to the database: every statement through Django's cursor, the "
+    "BEGIN and COMMIT/ROLLBACK psycopg sends around a transaction, and what other code "
+    "reports through sql_statements()")
 
 
 # --- recording ---------------------------------------------------------------------------
@@ -81,6 +86,40 @@ def task_observe(task: str, seconds: float, failed: bool) -> None:
 
 def bot_turn_observe(seconds: float) -> None:
     BOT_TURN.observe(max(0.0, seconds))
+
+
+# --- SQL round trips ---------------------------------------------------------------------------
+def sql_statements(n: int = 1) -> None:
+    """Count ``n`` round trips to the database sent without Django's cursor (a raw psycopg
+    connection, an async driver): each statement, and each BEGIN and COMMIT sent on its own."""
+    SQL_STATEMENTS.inc(n)
+
+
+def _count_sql(execute, sql, params, many, context):
+    """Django ``execute_wrapper``: one round trip per ``execute``/``executemany`` call, plus two
+    when psycopg is about to open a transaction for it (psycopg 3 sends ``BEGIN`` as its own
+    round trip before the first statement of an ``atomic`` block and ``COMMIT`` or ``ROLLBACK``
+    as another at its end; both are counted here, when the transaction opens, since every
+    BEGIN it sends is closed by exactly one of them). Statements Django sends on a raw
+    connection (the time zone set once per new pooled connection) are not seen; neither are
+    psycopg's one-off server-side PREPAREs."""
+    n = 1
+    raw = getattr(context.get("connection"), "connection", None)
+    info = getattr(raw, "info", None)
+    if info is not None and not raw.autocommit:
+        from psycopg.pq import TransactionStatus
+
+        if info.transaction_status == TransactionStatus.IDLE:
+            n = 3
+    SQL_STATEMENTS.inc(n)
+    return execute(sql, params, many, context)
+
+
+def install_sql_counter(sender=None, connection=None, **kwargs) -> None:
+    """``connection_created`` receiver: count the statements of this connection (once per
+    connection wrapper, however often the pool hands it a new database connection)."""
+    if connection is not None and _count_sql not in connection.execute_wrappers:
+        connection.execute_wrappers.append(_count_sql)
 
 
 # --- which operation, which outcome --------------------------------------------------------

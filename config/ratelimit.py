@@ -23,6 +23,9 @@ import logging
 import math
 import time
 
+# redis is imported whole before `limits` reads redis.__version__: several first requests at
+# once in a new process otherwise found it half-imported ("0.0.0") and failed.
+import redis  # noqa: F401
 from django.conf import settings
 from graphql import GraphQLError, OperationDefinitionNode, parse
 from graphql.error import GraphQLSyntaxError

@@ -92,6 +92,9 @@ TEMPLATES = [{
 DATA_DIR = Path(os.environ.get("STAPEL_DATA_DIR", BASE_DIR / "db"))
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'stapel.sqlite3'}"
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
+# A change waits at most this long for its table's row lock, then answers `busy`: one stuck
+# table must never hold a request (and the executor thread it runs on) for long.
+STAPEL_TABLE_LOCK_TIMEOUT_MS = int(os.environ.get("TABLE_LOCK_TIMEOUT_MS", 2000) or 2000)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Under ASGI every request and websocket operation may run in another thread, so
     # persistent per-thread connections (CONN_MAX_AGE) leak; psycopg's pool shares a bounded
@@ -102,6 +105,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "max_size": int(os.environ.get("DB_POOL_MAX", 16)),
         "timeout": 10,
     }
+    # A statement waits at most STAPEL_TABLE_LOCK_TIMEOUT_MS for a row lock and then fails,
+    # and the change answers `busy`. Set once per connection, so no change pays a round trip.
+    DATABASES["default"]["OPTIONS"]["options"] = f"-c lock_timeout={STAPEL_TABLE_LOCK_TIMEOUT_MS}"
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     # Several writers (web requests and in-process tasks) share one file: wait, don't fail.
@@ -182,9 +188,16 @@ STAPEL_STRONG_BOT_TIME_MS = env_float("STRONG_BOT_TIME_MS", 400.0)
 STAPEL_ROUND_PAUSE_SECONDS = env_float("ROUND_PAUSE_SECONDS", 3.0)
 STAPEL_TURN_CLOCK_DEFAULT_SECONDS = int(os.environ.get("TURN_CLOCK_SECONDS", 0) or 0)
 STAPEL_EXPIRIES_BEFORE_BOT = int(os.environ.get("EXPIRIES_BEFORE_BOT", 3) or 3)
-# A change waits at most this long for its table's row lock, then answers `busy`: one stuck
-# table must never hold a request (and the executor thread it runs on) for long.
-STAPEL_TABLE_LOCK_TIMEOUT_MS = int(os.environ.get("TABLE_LOCK_TIMEOUT_MS", 2000) or 2000)
+
+# The live path (games/api/live.py): `tableEvents` and `act` documents are compiled once and
+# their results projected, instead of executing GraphQL per subscriber and per move. Off:
+# every operation runs through strawberry (the tests compare both).
+STAPEL_LIVE_FAST_PATH = env_bool("LIVE_FAST_PATH", default=True)
+# Pub/sub channel prefix of the live fan-out (games/fanout.py); default: named after this
+# deployment's database and Redis database, so two stacks on one Redis never cross.
+STAPEL_LIVE_PREFIX = os.environ.get("LIVE_PREFIX", "")
+# Threads per process that run moves, each keeping its database connection (games/api/live.py).
+STAPEL_LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", 4) or 4)
 
 GRAPHQL_MAX_DEPTH = int(os.environ.get("GRAPHQL_MAX_DEPTH", 12))
 GRAPHQL_MAX_TOKENS = int(os.environ.get("GRAPHQL_MAX_TOKENS", 2000))

@@ -17,11 +17,16 @@ the new operation, which then ran on unseen by ``complete`` and by the id check.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from graphql import GraphQLError, GraphQLSyntaxError
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
 )
+
+from games.api import live
+
+log = logging.getLogger("stapel.graphql")
 
 MESSAGE_TYPES = {"connection_init", "ping", "pong", "subscribe", "complete"}
 
@@ -57,6 +62,26 @@ def frame_problem(message) -> str | None:
 
 
 class CheckedTransportWSHandler(BaseGraphQLTransportWSHandler):
+    async def run_operation(self, operation) -> None:
+        """The hot operations (``tableEvents``, ``act``) run compiled (games/api/live.py);
+        everything else, and whatever the compiled path declines, through strawberry."""
+        try:
+            if await live.run(self, operation):
+                if not operation.completed:
+                    await operation.send_operation_message(
+                        {"id": operation.id, "type": "complete"})
+                return
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - answered as strawberry answers a resolver's bug
+            log.exception("unexpected error in %s", operation.id)
+            await operation.send_operation_message({"id": operation.id, "type": "next", "payload": {
+                "data": None, "errors": [{"message": "Unexpected error.",
+                                          "extensions": {"code": "internal_error"}}]}})
+            await operation.send_operation_message({"id": operation.id, "type": "complete"})
+            return
+        await super().run_operation(operation)
+
     async def handle_message(self, message) -> None:
         problem = frame_problem(message)
         if problem is not None:

@@ -22,10 +22,10 @@ from django.utils import timezone
 from accounts.models import Player
 from config import ratelimit
 
-from . import selectors
+from . import journal, selectors
 from .errors import GameError
-from .models import ChatMessage, LogKind, Seat, Table, TableLogEntry, TableStatus
-from .services import _append, _lock, _publish_on_commit
+from .models import ChatMessage, LogKind, Seat, Table, TableStatus
+from .services import _lock
 
 MAX_CHAT_LENGTH = 500
 
@@ -79,18 +79,17 @@ def chat_message_send(*, player: Player, table_id, text: str) -> ChatMessage:
         _rate_check(player)
         message = ChatMessage.objects.create(table=table, author=player, text=text,
                                              seq=table.last_seq + 1)
-        entry = _append(table, kind=LogKind.CHAT, seat=seat, player=player, events=[{
+        _record(table, seat=seat, player=player, events=[{
             "type": "chat", "message_id": message.pk, "seat": seat,
             "player_id": str(player.pk), "display_name": player.display_name,
             "visible_to": "all"}])
-        table.save(update_fields=["last_seq"])
-        _publish(table, entry)
     return message
 
 
-def _publish(table: Table, entry: TableLogEntry) -> None:
-    selectors.chat_events_resolve([entry])  # in memory only: the stored log keeps no text
-    _publish_on_commit(table, entry)
+def _record(table: Table, **kwargs) -> None:
+    # The text is put in only for publishing (in memory): the stored log keeps no text.
+    journal.record(table, kind=LogKind.CHAT, moves=False,
+                   extra_events=lambda entry: selectors.chat_events_resolve([entry]), **kwargs)
 
 
 def chat_message_visibility_set(*, message_id: int, hidden: bool, reason: str = "") -> ChatMessage:
@@ -108,9 +107,7 @@ def chat_message_visibility_set(*, message_id: int, hidden: bool, reason: str = 
         message.hidden = hidden
         message.hidden_reason = (reason or "")[:500] if hidden else ""
         message.save(update_fields=["hidden", "hidden_reason"])
-        entry = _append(table, kind=LogKind.CHAT, events=[{
+        _record(table, events=[{
             "type": "chat_hidden" if hidden else "chat_unhidden", "message_id": message.pk,
             "seq": message.seq, "visible_to": "all"}])
-        table.save(update_fields=["last_seq"])
-        _publish(table, entry)
     return message

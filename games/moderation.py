@@ -9,7 +9,6 @@ Other apps (the tournaments admin) record their moderator actions with ``audit_r
 from __future__ import annotations
 
 from datetime import datetime
-from functools import partial
 
 from django.db import transaction
 from django.utils import timezone
@@ -18,7 +17,7 @@ from accounts import services as account_services
 from accounts.errors import DomainError
 from accounts.models import Player
 
-from . import realtime, selectors, services
+from . import journal, realtime, selectors, services
 from .chat import chat_message_visibility_set
 from .models import AuditLog, ChatMessage, Report, ReportStatus, Seat, Table, TableStatus
 
@@ -116,8 +115,8 @@ def player_ban(*, actor: Player, player_id, reason: str,
     audit_record(actor=actor, action=Action.BAN, reason=reason, player=player,
                  extra={"until": _iso(until), "seats_handed_to_bots": seats,
                         "open_tables_left": left})
-    transaction.on_commit(partial(realtime.send, [(
-        realtime.player_group(player.pk), {"type": realtime.PLAYER_CLOSE_TYPE})]))
+    journal.broadcast([(realtime.player_group(player.pk),
+                       {"type": realtime.PLAYER_CLOSE_TYPE})])
     return player
 
 
@@ -170,8 +169,8 @@ def player_tokens_revoke(*, actor: Player, player_id, reason: str) -> int:
     count = account_services.api_tokens_revoke_all(player=player)
     audit_record(actor=actor, action=Action.REVOKE_TOKENS, reason=reason, player=player,
                  extra={"revoked": count})
-    transaction.on_commit(partial(realtime.send, [(
-        realtime.player_group(player.pk), {"type": realtime.PLAYER_CLOSE_TYPE})]))
+    journal.broadcast([(realtime.player_group(player.pk),
+                       {"type": realtime.PLAYER_CLOSE_TYPE})])
     return count
 
 

@@ -1,4 +1,4 @@
-"""Per-viewer fan-out of table changes over the channel layer.
+"""Per-viewer fan-out of table changes.
 
 Every change at a table is rendered once per audience — each seat, and the spectators — into
 that audience's own redacted payload, and sent to that audience's group only. Nothing
@@ -13,6 +13,8 @@ import logging
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+
+from . import fanout
 
 log = logging.getLogger("stapel.realtime")
 
@@ -36,10 +38,11 @@ def player_audience(player_id: int) -> str:
 
 
 def group_name(table_id: int, audience: str) -> str:
-    """Groups are per player, not per seat number: seat numbers change (empty seats are
-    dropped at the start, a seat is freed and taken by someone else), and a subscription
-    that outlived such a change must never receive another player's cards."""
-    return f"table.{table_id}.{audience}"
+    """The live channel of one audience of a table (games/fanout.py). Audiences are per
+    player, not per seat number: seat numbers change (empty seats are dropped at the start,
+    a seat is freed and taken by someone else), and a subscription that outlived such a
+    change must never receive another player's cards."""
+    return fanout.key(table_id, audience)
 
 
 def visible(event: dict, seat: int | None) -> bool:
@@ -52,15 +55,25 @@ def redact_events(events: list[dict], seat: int | None) -> list[dict]:
 
 
 def send(messages: list[tuple[str, dict]]) -> None:
-    """Send ``(group, message)`` pairs; a failing channel layer must not break a committed move
-    (clients resume from the log)."""
-    layer = get_channel_layer()
+    """Send ``(group, message)`` pairs: table updates on the live fan-out (games/fanout.py),
+    everything else (the lobby, closes, tournaments) to channel-layer groups. A failing
+    transport must not break a committed move (clients resume from the log)."""
+    live = [(group, message) for group, message in messages
+            if message.get("type") == MESSAGE_TYPE]
+    other = [(group, message) for group, message in messages
+             if message.get("type") != MESSAGE_TYPE]
+    if live:
+        try:
+            fanout.publish(live)
+        except Exception:  # noqa: BLE001 - delivery is at-most-once by design
+            log.exception("could not publish %d table updates", len(live))
+    layer = get_channel_layer() if other else None
     if layer is None:
         return
     try:
-        async_to_sync(_send_all)(layer, messages)
+        async_to_sync(_send_all)(layer, other)
     except Exception:  # noqa: BLE001 - delivery is at-most-once by design
-        log.exception("could not publish %d table messages", len(messages))
+        log.exception("could not publish %d messages", len(other))
 
 
 async def _send_all(layer, messages):

@@ -4,7 +4,7 @@ Celery's eager mode would run a bot's turn inside the request that made it due (
 next bot's inside that one...), and it ignores countdowns, so bots would not pause and turn
 clocks would not tick. On the embedded default we therefore keep a small in-process timer
 queue served by one daemon thread: tasks still run later, one at a time, outside requests.
-Only ever called from ``transaction.on_commit``.
+``enqueue`` is only ever called from ``transaction.on_commit`` (see games/journal.py).
 """
 
 from __future__ import annotations
@@ -19,6 +19,34 @@ from django.conf import settings
 from django.db import close_old_connections
 
 log = logging.getLogger("stapel.scheduling")
+
+
+# The follow-up tasks of a table change (games/tasks.py), by the name the journal uses.
+TASK_NAMES = {"bot_turn": "games.bot_turn", "round_end": "games.round_end",
+              "turn_timeout": "games.turn_timeout"}
+
+
+def enqueue(name: str, table_id: int, version: int, *, countdown: float = 0.0) -> None:
+    """Queue a follow-up of a committed change. Runs on commit, so the change stands: a broker
+    that is down must not turn a committed move into an error for the client. Nothing is
+    lost: what a table waits for is derived from its stored state, and the sweep (beat, and
+    every starting worker) queues it again once the broker is back."""
+    try:
+        schedule(_task(TASK_NAMES[name]), [table_id, version], countdown)
+    except Exception as exc:  # noqa: BLE001 - kombu/redis raise many kinds when it is down
+        log.warning("could not queue %s for table %s at version %s (%s); the sweep queues "
+                    "it again", name, table_id, version, type(exc).__name__)
+
+
+def _task(name: str):
+    """A task from Celery's registry, by name: services queue tasks without importing them
+    (tasks import services). The first look-up imports every app's tasks module, as a worker
+    does at start."""
+    from config.celery import app
+
+    if name not in app.tasks:
+        app.loader.import_default_modules()
+    return app.tasks[name]
 
 
 def in_process() -> bool:

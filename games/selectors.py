@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import re
 
+from django.db import connection
 from django.db.models import Prefetch
+from django.utils import timezone
+
+from games.engine import GAMES
 
 from .errors import GameError
 from .models import (
@@ -56,6 +60,68 @@ def table_pk_from_public(value, field: str = "tableId") -> int:
     if pk is None:
         raise GameError("not_found", "no such table", field=field)
     return pk
+
+
+def view_for(table: Table, seat: int | None) -> dict | None:
+    """What ``seat`` (None: a spectator) may see of the match now, with its legal actions."""
+    if table.state is None:
+        return None
+    engine = GAMES[table.game]
+    state = table.state
+    return {
+        "game": table.game,
+        "seat": seat,
+        "version": table.version,
+        "data": engine.view(state, seat),
+        # Only an actor has legal actions: the others' lists are not worked out.
+        "legal_actions": engine.legal_actions(state, seat) if seat is not None
+        and table.status == TableStatus.PLAYING and seat in engine.actors(state) else [],
+        "deadline": table.deadline.isoformat() if table.deadline else None,
+    }
+
+
+_SNAPSHOT_SQL = """
+SELECT t.id, t.public_id, t.game, t.status, t.visibility, t.creator_id, t.state::text, t.version,
+       t.last_seq, t.turn_clock_seconds, t.seed, t.round_number, t.deadline,
+       (SELECT coalesce(json_agg(json_build_object(
+            'id', s.id, 'position', s.position, 'player_id', s.player_id, 'is_bot', s.is_bot,
+            'bot_level', s.bot_level, 'taken_over_by_bot', s.taken_over_by_bot,
+            'missed_turns', s.missed_turns, 'left', s.left_at IS NOT NULL)), '[]')
+          FROM games_seat s WHERE s.table_id = t.id)::text,
+       (SELECT json_build_object('version', e.version, 'seq', e.seq, 'action', e.action)
+          FROM games_tablelogentry e WHERE e.table_id = t.id AND e.idempotency_key = %s)::text
+  FROM games_table t WHERE t.{column} = %s
+"""
+# The table by its internal key or by a client's public id (see ``table_key``).
+_SNAPSHOT_SQL_BY = {"pk": _SNAPSHOT_SQL.format(column="id"),
+                    "public_id": _SNAPSHOT_SQL.format(column="public_id")}
+
+
+def move_snapshot(table_id, key: str | None):
+    """The table, its seats and the move already made under ``key`` (or None), in one
+    round trip and without a lock: what a move needs to be judged and applied (PostgreSQL;
+    the write that follows checks the version). None where there is no such table."""
+    import orjson
+
+    ((by, value),) = table_key(table_id).items()
+    with connection.cursor() as cursor:
+        cursor.execute(_SNAPSHOT_SQL_BY[by], [key, value])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    (pk, public_id, game, status, visibility, creator_id, state, version, last_seq, clock, seed,
+     round_number, deadline, seats, prior) = row
+    table = Table(id=pk, public_id=public_id, game=game, status=status, visibility=visibility,
+                  creator_id=creator_id, state=orjson.loads(state) if state else None,
+                  version=version, last_seq=last_seq, turn_clock_seconds=clock, seed=seed,
+                  round_number=round_number, deadline=deadline)
+    by_position = {}
+    for s in orjson.loads(seats):
+        left = s.pop("left")
+        seat = Seat(table_id=pk, **s)
+        seat.left_at = timezone.now() if left else None  # only whether, never when
+        by_position[seat.position] = seat
+    return table, by_position, (orjson.loads(prior) if prior else None)
 
 
 def table_get(table_id) -> Table:

@@ -12,12 +12,10 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import partial
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F
-from django.dispatch import Signal
 from django.utils import timezone
 
 from accounts.models import Player
@@ -26,7 +24,7 @@ from games.bots import BOTS
 from games.bots.search import SearchBot
 from games.engine import GAMES, IllegalAction, InvalidOptions
 
-from . import realtime, selectors
+from . import journal, scheduling, selectors
 from .errors import GameError
 from .models import (
     LogKind,
@@ -39,9 +37,10 @@ from .models import (
     Visibility,
 )
 
-# Sent on commit when a match ends (finished or aborted); tournaments listen to it, so that
-# games never imports tournaments.
-table_finished = Signal()  # kwargs: table_id, status
+# Sent on commit when a match ends (finished or aborted): see games.journal.
+table_finished = journal.table_finished
+# News that is not a table's change (tournaments, closes) leaves through the same door.
+broadcast = journal.broadcast
 
 MAX_TURN_CLOCK_SECONDS = 600  # well below the broker's visibility timeout
 MAX_KEY_LENGTH = 80
@@ -68,8 +67,7 @@ def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None
     (a private table they are not part of, see ``selectors.may_see``). ``table_id`` is an
     internal key or a client's ``selectors.PublicTableId`` (see ``selectors.table_key``)."""
     key = selectors.table_key(table_id)
-    _bound_lock_wait()
-    try:
+    try:  # waits at most TABLE_LOCK_TIMEOUT_MS (the connection's lock_timeout)
         table = Table.objects.select_for_update().get(**key)
     except Table.DoesNotExist:
         raise GameError("not_found", "no such table", field="tableId") from None
@@ -82,127 +80,12 @@ def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None
     return table
 
 
-def _bound_lock_wait() -> None:
-    """On PostgreSQL, the row lock that follows waits at most TABLE_LOCK_TIMEOUT_MS (this
-    transaction only), so a table held by a stuck transaction answers ``busy`` instead of
-    holding the request and its executor thread for as long as the holder lives."""
-    if connection.vendor == "postgresql" and connection.in_atomic_block:
-        with connection.cursor() as cursor:
-            cursor.execute(f"SET LOCAL lock_timeout = {int(settings.STAPEL_TABLE_LOCK_TIMEOUT_MS)}")
-
-
-def _seats(table: Table) -> dict[int, Seat]:
-    # On every move: players are loaded only where a path needs their names.
-    return {s.position: s for s in Seat.objects.filter(table=table)}
-
-
 def bot_player(level: str) -> Player:
     player, _ = Player.objects.get_or_create(
         username=f"bot-{level}",
         defaults={"display_name": f"{level.capitalize()} bot", "is_bot": True,
                   "bot_level": level, "password": "!"})
     return player
-
-
-def _append(table: Table, *, kind: str, events: list, seat: int | None = None,
-            player: Player | None = None, action: dict | None = None,
-            key: str | None = None) -> TableLogEntry:
-    table.last_seq += 1
-    return TableLogEntry.objects.create(
-        table=table, seq=table.last_seq, kind=kind, seat=seat, player=player, action=action,
-        idempotency_key=key, events=events, version=table.version, status=table.status)
-
-
-# --- publishing -------------------------------------------------------------------------------
-
-def view_for(table: Table, seat: int | None) -> dict | None:
-    """What ``seat`` (None: a spectator) may see of the match now, with its legal actions."""
-    if table.state is None:
-        return None
-    engine = GAMES[table.game]
-    state = table.state
-    return {
-        "game": table.game,
-        "seat": seat,
-        "version": table.version,
-        "data": engine.view(state, seat),
-        "legal_actions": engine.legal_actions(state, seat) if seat is not None
-        and table.status == TableStatus.PLAYING else [],
-        "deadline": table.deadline.isoformat() if table.deadline else None,
-    }
-
-
-def _messages(table: Table, entry: TableLogEntry,
-              seats: dict[int, Seat]) -> list[tuple[str, dict]]:
-    """One payload per person seated (their own view) and one for the spectators, which
-    names the seated people so that their subscriptions drop the spectators' copy."""
-    # Someone who left watches as a spectator: the seat's own view goes to no one.
-    people = {position: seat.player_id for position, seat in seats.items()
-              if not seat.is_bot and seat.left_at is None}
-    audiences = [(position, realtime.player_audience(player_id))
-                 for position, player_id in people.items()]
-    audiences.append((None, realtime.SPECTATORS))
-    messages = []
-    for position, audience in audiences:
-        message = {
-            "type": realtime.MESSAGE_TYPE,
-            "table": table.pk,
-            "audience": audience,
-            "seq": entry.seq,
-            "kind": entry.kind,
-            "version": table.version,
-            "status": table.status,
-            "events": realtime.redact_events(entry.events, position),
-            "view": view_for(table, position),
-        }
-        if position is None:
-            message["seated"] = sorted(people.values())
-        messages.append((realtime.group_name(table.pk, audience), message))
-    return messages
-
-
-def _publish_on_commit(table: Table, entry: TableLogEntry, lobby: bool = False,
-                       seats: dict[int, Seat] | None = None) -> None:
-    messages = _messages(table, entry, seats if seats is not None else _seats(table))
-    if lobby and table.visibility == Visibility.PUBLIC:
-        messages.append((realtime.LOBBY_GROUP, {
-            "type": realtime.LOBBY_TYPE, "table": table.pk, "public_id": table.public_id,
-            "status": table.status,
-            "game": table.game}))
-    transaction.on_commit(partial(realtime.send, messages))
-
-
-# --- after every change: who acts next, and what must happen by itself ------------------------
-
-def _after_change(table: Table, seats: dict[int, Seat] | None = None) -> None:
-    """Set the deadline and queue (on commit) the task that the new state calls for."""
-    from . import tasks  # tasks import services
-
-    table.deadline = None
-    if table.status != TableStatus.PLAYING or table.state is None:
-        return
-    engine = GAMES[table.game]
-    state = table.state
-    if engine.is_round_over(state):
-        countdown = 0 if engine.is_over(state) else settings.STAPEL_ROUND_PAUSE_SECONDS
-        transaction.on_commit(partial(tasks.enqueue, "round_end", table.pk, table.version,
-                                      countdown=countdown))
-        return
-    seats = seats if seats is not None else _seats(table)
-    actors = engine.actors(state)
-    if any(seats[a].plays_as_bot for a in actors if a in seats):
-        transaction.on_commit(partial(tasks.enqueue, "bot_turn", table.pk, table.version,
-                                      countdown=settings.STAPEL_BOT_PAUSE_SECONDS))
-    people = [a for a in actors if a in seats and not seats[a].plays_as_bot]
-    if people and table.turn_clock_seconds:
-        table.deadline = timezone.now() + timedelta(seconds=table.turn_clock_seconds)
-        transaction.on_commit(partial(tasks.enqueue, "turn_timeout", table.pk, table.version,
-                                      countdown=table.turn_clock_seconds))
-
-
-def _save(table: Table, *fields: str) -> None:
-    table.changed_at = timezone.now()
-    table.save(update_fields=["state", "version", "last_seq", "deadline", "changed_at", *fields])
 
 
 # --- creating tables and seating ------------------------------------------------------------
@@ -243,9 +126,8 @@ def table_create(*, creator: Player, game: str, options: dict | None = None,
     if join:
         Seat.objects.create(table=table, position=0, player=creator)
         events.append(_seat_event("seat_taken", 0, creator))
-    entry = _append(table, kind=LogKind.SEATS, events=events, player=creator)
-    table.save(update_fields=["last_seq"])
-    _publish_on_commit(table, entry, lobby=True)
+    journal.record(table, kind=LogKind.SEATS, events=events, player=creator, moves=False,
+                   lobby=True)
     return table
 
 
@@ -286,7 +168,7 @@ def table_join(*, player: Player, table_id=None, invite_code: str | None = None,
                         field="inviteCode")
     if table.status != TableStatus.OPEN:
         raise GameError("not_open", "this table is not taking players")
-    seats = _seats(table)
+    seats = journal.seats_of(table)
     if any(s.player_id == player.pk for s in seats.values()):
         raise GameError("already_seated", "you already sit at this table")
     position = _free_position(table, seats, position)
@@ -295,10 +177,8 @@ def table_join(*, player: Player, table_id=None, invite_code: str | None = None,
             Seat.objects.create(table=table, position=position, player=player)
     except IntegrityError:
         raise GameError("seat_taken", "that seat is taken", field="seat") from None
-    entry = _append(table, kind=LogKind.SEATS, events=[_seat_event("seat_taken", position, player)],
-                    player=player)
-    table.save(update_fields=["last_seq"])
-    _publish_on_commit(table, entry, lobby=True)
+    journal.record(table, kind=LogKind.SEATS, events=[_seat_event("seat_taken", position, player)],
+                   player=player, moves=False, lobby=True)
     return table
 
 
@@ -313,14 +193,12 @@ def bot_add(*, player: Player, table_id, level: str = "heuristic",
         raise GameError("invalid_bot_level",
                         f"bot levels: {', '.join(sorted(BOTS.get(table.game, {})))}",
                         field="level")
-    seats = _seats(table)
+    seats = journal.seats_of(table)
     position = _free_position(table, seats, position)
     bot = bot_player(level)
     Seat.objects.create(table=table, position=position, player=bot, is_bot=True, bot_level=level)
-    entry = _append(table, kind=LogKind.SEATS, player=player,
-                    events=[_seat_event("seat_taken", position, bot, bot_level=level)])
-    table.save(update_fields=["last_seq"])
-    _publish_on_commit(table, entry, lobby=True)
+    journal.record(table, kind=LogKind.SEATS, player=player, moves=False, lobby=True,
+                   events=[_seat_event("seat_taken", position, bot, bot_level=level)])
     return table
 
 
@@ -350,9 +228,8 @@ def table_create_seated(*, creator: Player, game: str, options: dict | None,
         Seat.objects.create(table=table, position=position, player=bot, is_bot=True,
                             bot_level=bot_level)
         events.append(_seat_event("seat_taken", position, bot, bot_level=bot_level))
-    entry = _append(table, kind=LogKind.SEATS, events=events)
-    table.save(update_fields=["last_seq", "tournament_table"])
-    _publish_on_commit(table, entry)
+    journal.record(table, kind=LogKind.SEATS, events=events, moves=False,
+                   fields=("tournament_table",))
     if start:
         table = table_start(player=None, table_id=table.pk)
     return table
@@ -364,14 +241,12 @@ def bot_remove(*, player: Player, table_id, position: int) -> Table:
     _require_creator(table, player)
     if table.status != TableStatus.OPEN:
         raise GameError("not_open", "bots are removed before the start")
-    seat = _seats(table).get(position)
+    seat = journal.seats_of(table).get(position)
     if seat is None or not seat.is_bot:
         raise GameError("invalid_seat", "no bot sits there", field="seat")
     seat.delete()
-    entry = _append(table, kind=LogKind.SEATS, player=player,
-                    events=[_seat_event("seat_left", position, seat.player)])
-    table.save(update_fields=["last_seq"])
-    _publish_on_commit(table, entry, lobby=True)
+    journal.record(table, kind=LogKind.SEATS, player=player, moves=False, lobby=True,
+                   events=[_seat_event("seat_left", position, seat.player)])
     return table
 
 
@@ -379,16 +254,14 @@ def bot_remove(*, player: Player, table_id, position: int) -> Table:
 def table_leave(*, player: Player, table_id) -> Table:
     """Before the start the seat is freed; during a match a bot plays it to the end."""
     table = _lock(table_id, viewer=player)
-    seat = next((s for s in _seats(table).values() if s.player_id == player.pk and not s.is_bot
+    seat = next((s for s in journal.seats_of(table).values() if s.player_id == player.pk and not s.is_bot
                  and s.left_at is None), None)
     if seat is None:
         raise GameError("not_seated", "you do not sit at this table")
     if table.status == TableStatus.OPEN:
         seat.delete()
-        entry = _append(table, kind=LogKind.SEATS, player=player,
-                        events=[_seat_event("seat_left", seat.position, player)])
-        table.save(update_fields=["last_seq"])
-        _publish_on_commit(table, entry, lobby=True)
+        journal.record(table, kind=LogKind.SEATS, player=player, moves=False, lobby=True,
+                       events=[_seat_event("seat_left", seat.position, player)])
         return table
     if table.status != TableStatus.PLAYING:
         raise GameError("game_over", "this match is over")
@@ -405,12 +278,9 @@ def _hand_to_bot(table: Table, seat: Seat, *, reason: str) -> None:
         return
     seat.taken_over_by_bot = True
     seat.save(update_fields=["taken_over_by_bot"])
-    entry = _append(table, kind=LogKind.SEATS, seat=seat.position,
-                    events=[_seat_event("bot_took_over", seat.position, seat.player,
-                                        reason=reason)])
-    _after_change(table)
-    _save(table)
-    _publish_on_commit(table, entry)
+    journal.record(table, kind=LogKind.SEATS, seat=seat.position,
+                   events=[_seat_event("bot_took_over", seat.position, seat.player,
+                                       reason=reason)])
 
 
 def seats_hand_to_bots(*, player: Player, reason: str) -> int:
@@ -442,7 +312,7 @@ def table_start(*, player: Player | None, table_id) -> Table:
     if table.status != TableStatus.OPEN:
         raise GameError("not_open", "this table has started already")
     engine = GAMES[table.game]
-    seats = sorted(_seats(table).values(), key=lambda s: s.position)
+    seats = sorted(journal.seats_of(table).values(), key=lambda s: s.position)
     if len(seats) < engine.min_players:
         raise GameError("not_enough_players",
                         f"{engine.name} needs at least {engine.min_players} players")
@@ -461,11 +331,10 @@ def table_start(*, player: Player | None, table_id) -> Table:
     table.round_number = 1
     table.started_at = timezone.now()
     # The first deal says what every later one says (each seat's cards, the round's start).
-    entry = _append(table, kind=LogKind.START, player=player, events=[
-        {"type": "match_started", "seats": len(seats), "visible_to": "all"}, *deal_events])
-    _after_change(table, {s.position: s for s in seats})
-    _save(table, "seat_count", "status", "round_number", "started_at")
-    _publish_on_commit(table, entry, lobby=True)
+    journal.record(table, kind=LogKind.START, player=player, events=[
+        {"type": "match_started", "seats": len(seats), "visible_to": "all"}, *deal_events],
+        seats={s.position: s for s in seats}, lobby=True,
+        fields=("seat_count", "status", "round_number", "started_at"))
     return table
 
 
@@ -480,6 +349,11 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
                         f"idempotency keys are 1 to {MAX_KEY_LENGTH} characters",
                         field="idempotencyKey")
     key = f"{player.pk}:{idempotency_key}" if idempotency_key else None
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        result = _act_at_once(player=player, table_id=table_id, action=action,
+                              expected_version=expected_version, key=key)
+        if result is not None:
+            return result
     with transaction.atomic():
         table = _lock(table_id, viewer=player)
         if key is not None:
@@ -488,7 +362,7 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
             if prior is not None:
                 return ActResult(table.pk, prior["version"], prior["seq"], replayed=True,
                                  key_reused=prior["action"] != action)
-        seats = _seats(table)
+        seats = journal.seats_of(table)
         seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
                      and s.left_at is None), None)
         if seat is None:
@@ -510,6 +384,51 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
         return ActResult(table.pk, table.version, entry.seq)
 
 
+def _act_at_once(*, player: Player, table_id, action: dict, expected_version: int,
+                 key: str | None) -> ActResult | None:
+    """The common move in two round trips (PostgreSQL): one read of the table, its seats and
+    any earlier use of the key, and one statement that writes the move if the version is
+    still the one read. None whenever the locked path must judge: anything unusual (not
+    seated, not playing, stale, a seat to take back from a bot, a race) is answered there,
+    with the same codes as always."""
+    try:
+        snapshot = selectors.move_snapshot(table_id, key)
+    except OperationalError as exc:
+        if type(exc.__cause__).__name__ not in ("LockNotAvailable", "QueryCanceled"):
+            raise
+        raise GameError("busy", "the table is busy; try again in a moment") from None
+    if snapshot is None:
+        return None
+    table, seats, prior = snapshot
+    if prior is not None:
+        return ActResult(table.pk, prior["version"], prior["seq"], replayed=True,
+                         key_reused=prior["action"] != action)
+    seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
+                 and s.left_at is None), None)
+    if (seat is None or table.status != TableStatus.PLAYING or table.version != expected_version
+            or seat.taken_over_by_bot or seat.missed_turns):
+        return None
+    engine = GAMES[table.game]
+    try:
+        state, events = engine.apply(table.state, seat.position, action)
+    except IllegalAction as exc:
+        raise GameError(exc.code, exc.message, field="action") from None
+    table.state = state
+    table.version += 1
+    try:
+        entry = journal.record_move(table, expected_version=expected_version,
+                                    kind=LogKind.ACTION, events=events, seat=seat.position,
+                                    player=player, action=action, key=key, seats=seats)
+    except OperationalError as exc:
+        if type(exc.__cause__).__name__ not in ("LockNotAvailable", "QueryCanceled"):
+            raise
+        raise GameError("busy", "the table is busy; try again in a moment") from None
+    if entry is None:
+        return None
+    metrics.move_applied_on_commit(table.game, LogKind.ACTION)
+    return ActResult(table.pk, table.version, entry.seq)
+
+
 def _apply(table: Table, position: int, action, *, kind: str, player: Player | None = None,
            key: str | None = None, seats: dict[int, Seat] | None = None) -> TableLogEntry:
     engine = GAMES[table.game]
@@ -519,12 +438,8 @@ def _apply(table: Table, position: int, action, *, kind: str, player: Player | N
         raise GameError(exc.code, exc.message, field="action") from None
     table.state = state
     table.version += 1
-    entry = _append(table, kind=kind, seat=position, player=player, action=action, key=key,
-                    events=events)
-    seats = seats if seats is not None else _seats(table)
-    _after_change(table, seats)
-    _save(table)
-    _publish_on_commit(table, entry, seats=seats)
+    entry = journal.record(table, kind=kind, seat=position, player=player, action=action,
+                           key=key, events=events, seats=seats)
     metrics.move_applied_on_commit(table.game, kind)  # after the publish: times the fan-out
     return entry
 
@@ -533,7 +448,6 @@ def _apply(table: Table, position: int, action, *, kind: str, player: Player | N
 
 def _locked_at(table_id: int, expected_version: int) -> Table | None:
     # A lock timeout raises OperationalError here: the task retries with backoff.
-    _bound_lock_wait()
     table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None or table.status != TableStatus.PLAYING or table.version != expected_version:
         return None  # the world has moved on: nothing to do
@@ -551,7 +465,7 @@ def bot_turn(*, table_id: int, expected_version: int) -> bool:
     engine = GAMES[table.game]
     if engine.is_round_over(table.state):
         return False
-    seats = _seats(table)
+    seats = journal.seats_of(table)
     bots = [a for a in engine.actors(table.state) if a in seats and seats[a].plays_as_bot]
     if not bots:
         return False
@@ -596,7 +510,7 @@ def turn_timeout(*, table_id: int, expected_version: int) -> bool:
     if table is None or table.deadline is None or table.deadline > timezone.now():
         return False
     engine = GAMES[table.game]
-    seats = _seats(table)
+    seats = journal.seats_of(table)
     late = [a for a in engine.actors(table.state) if a in seats and not seats[a].plays_as_bot]
     if not late:
         return False
@@ -627,7 +541,7 @@ def round_end(*, table_id: int, expected_version: int) -> bool:
         table=table, round_number=table.round_number,
         defaults={"placings": result["placings"], "scores": result["scores"],
                   "detail": {k: v for k, v in result.items() if k not in ("placings", "scores")}})
-    seats = _seats(table)
+    seats = journal.seats_of(table)
     if created:
         _count_stats(table, seats, result["placings"], rounds=True)
     if engine.is_over(state):
@@ -636,22 +550,17 @@ def round_end(*, table_id: int, expected_version: int) -> bool:
         table.result = match
         table.finished_at = timezone.now()
         _count_stats(table, seats, match["placings"], rounds=False)
-        entry = _append(table, kind=LogKind.NEXT_ROUND, events=[
+        journal.record(table, kind=LogKind.NEXT_ROUND, events=[
             {"type": "table_finished", "placings": match["placings"],
-             "scores": match["scores"], "visible_to": "all"}])
-        _save(table, "status", "result", "finished_at")
-        _publish_on_commit(table, entry, lobby=True)
-        transaction.on_commit(partial(table_finished.send, sender=Table, table_id=table.pk,
-                                      status=table.status))
+             "scores": match["scores"], "visible_to": "all"}], seats=seats, lobby=True,
+            fields=("status", "result", "finished_at"))
         return True
     state, events = engine.start_next_round(state)
     table.state = state
     table.version += 1
     table.round_number += 1
-    entry = _append(table, kind=LogKind.NEXT_ROUND, events=events)
-    _after_change(table, seats)
-    _save(table, "round_number")
-    _publish_on_commit(table, entry)
+    journal.record(table, kind=LogKind.NEXT_ROUND, events=events, seats=seats,
+                   fields=("round_number",))
     return True
 
 
@@ -686,25 +595,19 @@ def table_abort(*, actor: Player | None, table_id, reason: str = "",
     table.status = TableStatus.ABORTED
     table.abort_reason = (reason or "")[:500]
     table.finished_at = timezone.now()
-    entry = _append(table, kind=LogKind.ABORT, player=actor, events=[
-        {"type": "table_aborted", "reason": table.abort_reason, "visible_to": "all"}])
-    table.deadline = None
-    _save(table, "status", "abort_reason", "finished_at")
-    _publish_on_commit(table, entry, lobby=True)
-    transaction.on_commit(partial(table_finished.send, sender=Table, table_id=table.pk,
-                                  status=table.status))
+    journal.record(table, kind=LogKind.ABORT, player=actor, events=[
+        {"type": "table_aborted", "reason": table.abort_reason, "visible_to": "all"}],
+        lobby=True, fields=("status", "abort_reason", "finished_at"))
     return table
 
 
 def sweep_deadlines(*, now=None) -> int:
     """Queue the timeout of every table whose deadline passed (a lost timer, a dead worker)."""
-    from . import tasks
-
     now = now or timezone.now()
     due = list(Table.objects.filter(status=TableStatus.PLAYING, deadline__lt=now)
                .values_list("pk", "version"))
     for table_id, version in due:
-        tasks.enqueue("turn_timeout", table_id, version)
+        scheduling.enqueue("turn_timeout", table_id, version)
     return len(due)
 
 
@@ -712,18 +615,16 @@ def sweep_stalled(*, older_than: float = 15.0) -> int:
     """Queue again what a playing table waits for when nothing happened for a while: a bot's
     turn or the end of a round whose task was lost with a killed worker. Tasks check the
     version, so a task that was not lost after all does nothing the second time."""
-    from . import tasks
-
     cutoff = timezone.now() - timedelta(seconds=older_than)
     count = 0
     for table in Table.objects.filter(status=TableStatus.PLAYING, changed_at__lt=cutoff):
         engine = GAMES[table.game]
         if engine.is_round_over(table.state):
-            tasks.enqueue("round_end", table.pk, table.version)
+            scheduling.enqueue("round_end", table.pk, table.version)
             count += 1
             continue
-        seats = _seats(table)
+        seats = journal.seats_of(table)
         if any(seats[a].plays_as_bot for a in engine.actors(table.state) if a in seats):
-            tasks.enqueue("bot_turn", table.pk, table.version)
+            scheduling.enqueue("bot_turn", table.pk, table.version)
             count += 1
     return count

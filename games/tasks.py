@@ -11,7 +11,7 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.db import OperationalError
 
-from . import scheduling, services
+from . import services
 
 log = logging.getLogger("stapel.tasks")
 
@@ -37,21 +37,6 @@ def turn_timeout(table_id: int, version: int) -> bool:
 @shared_task(name="games.sweep", **IDEMPOTENT)
 def sweep() -> int:
     return services.sweep_deadlines() + services.sweep_stalled()
-
-
-TASKS = {"bot_turn": bot_turn, "round_end": round_end, "turn_timeout": turn_timeout}
-
-
-def enqueue(name: str, table_id: int, version: int, *, countdown: float = 0.0) -> None:
-    """Queue a follow-up of a committed change. Runs on commit, so the change stands: a broker
-    that is down must not turn a committed move into an error for the client. Nothing is
-    lost: what a table waits for is derived from its stored state, and the sweep (beat, and
-    every starting worker) queues it again once the broker is back."""
-    try:
-        scheduling.schedule(TASKS[name], [table_id, version], countdown)
-    except Exception as exc:  # noqa: BLE001 - kombu/redis raise many kinds when it is down
-        log.warning("could not queue %s for table %s at version %s (%s); the sweep queues "
-                    "it again", name, table_id, version, type(exc).__name__)
 
 
 @worker_ready.connect

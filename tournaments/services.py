@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from datetime import datetime, timedelta
-from functools import partial
 
 from django.db import transaction
 from django.db.models import Q
@@ -64,7 +63,8 @@ def _lock(tournament_id) -> Tournament:
 def _publish(tournament: Tournament, kind: str, **extra) -> None:
     message = {"tournament": tournament.pk, "kind": kind, "status": tournament.status,
                "round": tournament.current_round, **extra}
-    transaction.on_commit(partial(realtime.send, [message]))
+    game_services.broadcast([(realtime.group_name(tournament.pk),
+                              {"type": realtime.MESSAGE_TYPE, **message})])
 
 
 # --- creating ---------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from games.engine import GAMES
 from games.errors import GameError
 from games.models import Table
 
+from . import live
 from .actions import ActionInput, to_engine
 from .types import (
     GameInfo,
@@ -36,14 +37,6 @@ from .types import (
     VisibilityEnum,
     game_view,
 )
-
-
-def _update_of(entry, public_id: str, seat: int | None, status: str,
-               view_payload=None) -> TableUpdate:
-    # The status as of this entry; `status` (today's) only for entries logged without one.
-    return TableUpdate.of(public_id, entry.seq, entry.kind, entry.version,
-                          entry.status or status,
-                          realtime.redact_events(entry.events, seat), view_payload)
 
 
 @strawberry.type(name="Table")
@@ -98,7 +91,7 @@ class TableType:
     def view(self) -> GameView | None:
         if not selectors.may_watch(self._table, self._player, self.my_seat):
             return None
-        return game_view(services.view_for(self._table, self.my_seat))
+        return game_view(selectors.view_for(self._table, self.my_seat))
 
     @strawberry.field(description="The numbered changes after `afterSeq`, as you may see them.")
     async def events(self, after_seq: int = 0, limit: int = 100) -> list[TableUpdate]:
@@ -106,7 +99,7 @@ class TableType:
             return []
         limit = max(1, min(limit, selectors.MAX_REPLAY))
         entries = await api_read(selectors.log_after, self._table.pk, after_seq, limit)
-        return [_update_of(e, self.id, self.my_seat, self._table.status) for e in entries]
+        return [live.update_of(e, self.id, self.my_seat, self._table.status) for e in entries]
 
     @strawberry.field
     async def round_results(self) -> list[RoundResultType]:
@@ -179,8 +172,7 @@ async def _table_payload(info: Info, fn, **kwargs) -> TablePayload:
         return TablePayload(errors=[UserError.of(exc)])
 
 
-def _id(value) -> selectors.PublicTableId:
-    return selectors.public_table_id(value)
+_id = live._id
 
 
 @strawberry.type
@@ -292,10 +284,10 @@ class Mutation:
         try:
             player = require_viewer(info)
             engine_action = to_engine(action)
-            # Not thread-sensitive: each move is its own transaction, so moves of different
-            # tables need not queue behind each other on one thread.
-            result = await database_sync_to_async(services.act, thread_sensitive=False)(
-                player=player, table_id=_id(table_id), action=engine_action,
+            # Each move is its own transaction, so moves of different tables need not queue
+            # behind each other on one thread (live.in_db_thread).
+            result = await live.in_db_thread(
+                services.act, player=player, table_id=_id(table_id), action=engine_action,
                 expected_version=expected_version, idempotency_key=idempotency_key)
         except DomainError as exc:
             return ActPayload(errors=[UserError.of(exc)])
@@ -304,34 +296,6 @@ class Mutation:
         ] if result.key_reused else []
         return ActPayload(version=result.version, seq=result.seq, replayed=result.replayed,
                           errors=errors, _table_id=result.table_id, _player=player)
-
-
-def _watch(table_id, player, after_seq: int = 0) -> int:
-    """Checks the subscription may start; the table's internal key (groups, the log)."""
-    table = selectors.table_for(table_id, player)
-    if after_seq > table.last_seq:
-        raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
-                                         f"({table.last_seq}): resubscribe with at most that",
-                        field="afterSeq", extensions={"lastSeq": table.last_seq})
-    seat = selectors.viewer_seat(table, player)
-    if not selectors.may_watch(table, player, seat):
-        raise GameError("spectators_not_allowed", "this table does not allow spectators")
-    return table.pk
-
-
-def _replay(table_id: int, player, after_seq: int):
-    """Missed entries after ``after_seq``, redacted for the seat the player holds now, and
-    the current view.
-
-    The log is read before the table: the table's ``last_seq`` is then at least every entry
-    read, so the view is attached only to the entry it belongs to (a change committed
-    between the two reads makes the caller read again). Read the other way round, a
-    change committing in between was replayed without its view and its live message was
-    skipped as already seen: the client waited for ever."""
-    entries = selectors.log_after(table_id, after_seq)
-    table = selectors.table_get(table_id)
-    seat = selectors.viewer_seat(table, player)
-    return entries, seat, table.status, services.view_for(table, seat), table.last_seq
 
 
 @strawberry.type
@@ -345,49 +309,8 @@ class Subscription:
     async def table_events(self, info: Info, table_id: strawberry.ID,
                            after_seq: int = 0) -> AsyncGenerator[TableUpdate, None]:
         player = require_viewer(info)
-        public_id = _id(table_id)
-        tid = await database_sync_to_async(_watch)(public_id, player, after_seq)
-        mine = realtime.player_audience(player.pk)
-        groups = [realtime.group_name(tid, mine), realtime.group_name(tid, realtime.SPECTATORS)]
-        ws = info.context["ws"]
-        async with ws.listen_to_channel(realtime.MESSAGE_TYPE, groups=groups) as messages:
-            last = max(0, after_seq)
-            # Subscribed first, read the log second: nothing falls between the two.
-            while True:
-                entries, seat, status, view, last_seq = await database_sync_to_async(_replay)(
-                    tid, player, last)
-                for i, entry in enumerate(entries):
-                    final = i == len(entries) - 1 and entry.seq == last_seq
-                    yield _update_of(entry, public_id, seat, status, view if final else None)
-                    last = entry.seq
-                if last >= last_seq:
-                    break
-            async for message in messages:
-                # One consumer serves every subscription of a socket: keep only what is
-                # addressed to this table and this player (or to its spectators, when this
-                # player holds no seat there).
-                if message.get("table") != tid:
-                    continue
-                audience = message.get("audience")
-                if audience == realtime.SPECTATORS:
-                    if player.pk in message.get("seated", ()):
-                        continue
-                elif audience != mine:
-                    continue
-                seq = message["seq"]
-                if seq <= last:
-                    continue
-                if seq > last + 1:  # the channel layer dropped something: fill from the log
-                    entries, seat, status, _, _ = await database_sync_to_async(_replay)(
-                        tid, player, last)
-                    for entry in entries:
-                        if entry.seq >= seq:
-                            break
-                        yield _update_of(entry, public_id, seat, status)
-                        last = entry.seq
-                yield TableUpdate.of(public_id, seq, message["kind"], message["version"],
-                                     message["status"], message["events"], message["view"])
-                last = seq
+        async for update in live.table_updates(table_id, player, after_seq):
+            yield update
 
     @strawberry.subscription(description="Public tables opening, filling, starting, ending.")
     async def lobby_events(self, info: Info,

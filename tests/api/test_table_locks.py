@@ -28,10 +28,9 @@ def _move(client, table_id, key):
     return {"id": table_id, "a": view["view"]["legalActions"][0], "v": view["version"], "k": key}
 
 
-def test_a_stuck_lock_answers_busy_and_never_delays_another_table(gql, settings):
+def test_a_stuck_lock_answers_busy_and_never_delays_another_table(gql):
     if connection.vendor != "postgresql":
         pytest.skip("row locks are PostgreSQL's")
-    settings.STAPEL_TABLE_LOCK_TIMEOUT_MS = 3000
     alice, bob = guest(gql, "Alice"), guest(gql, "Bob")
     stuck, free = two_player_table(alice, bob), two_player_table(alice, bob)
     mover = {}

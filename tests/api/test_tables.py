@@ -262,7 +262,7 @@ def test_replay_never_returns_an_entry_newer_than_its_view(alice, bob, monkeypat
     its view (its live message is then skipped as already seen, and the client waits)."""
     from accounts.models import Player
     from games import selectors, services
-    from games.api import schema as games_schema
+    from games.api import live as games_live
 
     table = create(alice, seatCount=2)["table"]
     bob(JOIN, {"id": table["id"]})
@@ -275,7 +275,7 @@ def test_replay_never_returns_an_entry_newer_than_its_view(alice, bob, monkeypat
         return original(table_id, after_seq, *args)
 
     monkeypatch.setattr(selectors, "log_after", log_after_while_the_table_starts)
-    entries, seat, status, view, last_seq = games_schema._replay(
+    entries, seat, status, view, last_seq = games_live._replay(
         table_pk_from_public(table["id"]), creator, 0)
     assert entries[-1].seq <= last_seq
     assert entries[-1].kind == "start" and entries[-1].seq == last_seq and view is not None

@@ -1,0 +1,497 @@
+"""The live path of the API: table updates as they happen, and moves over the websocket.
+
+``table_updates`` is the one source of a subscriber's ``tableEvents``: first what it missed
+after ``afterSeq`` (from the log), then each change as the fan-out delivers it
+(games/fanout.py), with gaps filled from the log, for whatever seat the player holds.
+
+The hot operations are served without running GraphQL for every subscriber and every move.
+Each document a client sends is compiled once (``plan_for``, cached by its text): parsed,
+validated against the schema, its fields collected by the spec's rules (aliases, fragments,
+type conditions on the ``GameView`` union). A compiled ``tableEvents`` subscription or
+``act`` mutation then only projects the typed result onto the client's selection and writes
+the frame; the typed result of a change is built once per audience in each process, and the
+projected frame once per distinct document. Anything the plan does not cover (directives,
+field arguments, resolver fields such as ``ActPayload.table``, invalid variables, errors
+before the first update) runs through strawberry as before, so answers and errors are the
+schema's own; a test compares both paths frame by frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache, partial
+
+import orjson
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.db import connection
+from graphql import (
+    FieldNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLInterfaceType,
+    GraphQLObjectType,
+    GraphQLUnionType,
+    InlineFragmentNode,
+    OperationDefinitionNode,
+    OperationType,
+    get_named_type,
+    parse,
+    validate,
+)
+from graphql.execution.values import get_argument_values, get_variable_values
+from graphql.language import Visitor, visit
+
+from accounts.errors import DomainError
+from config.api import UserError
+from config.validation import bad_string, string_error
+from games import fanout, realtime, selectors, services
+from games.errors import GameError
+
+from .types import TableUpdate
+
+# --- table updates -----------------------------------------------------------------------------
+
+
+def _id(value) -> selectors.PublicTableId:
+    return selectors.public_table_id(value)
+
+
+def watch_check(table_id, player, after_seq: int = 0) -> int:
+    """Checks the player may watch from ``after_seq``; the table's internal key."""
+    table = selectors.table_for(table_id, player)
+    if after_seq > table.last_seq:
+        raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
+                                         f"({table.last_seq}): resubscribe with at most that",
+                        field="afterSeq", extensions={"lastSeq": table.last_seq})
+    seat = selectors.viewer_seat(table, player)
+    if not selectors.may_watch(table, player, seat):
+        raise GameError("spectators_not_allowed", "this table does not allow spectators")
+    return table.pk
+
+
+def update_of(entry, public_id: str, seat: int | None, status: str,
+              view_payload=None) -> TableUpdate:
+    # The status as of this entry; `status` (today's) only for entries logged without one.
+    return TableUpdate.of(public_id, entry.seq, entry.kind, entry.version,
+                          entry.status or status,
+                          realtime.redact_events(entry.events, seat), view_payload)
+
+
+def _replay(table_id: int, player, after_seq: int):
+    """Missed entries after ``after_seq``, redacted for the seat the player holds now, and
+    the current view.
+
+    The log is read before the table: the table's ``last_seq`` is then at least every entry
+    read, so the view is attached only to the entry it belongs to (a change committed
+    between the two reads makes the caller read again). Read the other way round, a
+    change committing in between was replayed without its view and its live message was
+    skipped as already seen: the client waited for ever."""
+    entries = selectors.log_after(table_id, after_seq)
+    table = selectors.table_get(table_id)
+    seat = selectors.viewer_seat(table, player)
+    return entries, seat, table.status, selectors.view_for(table, seat), table.last_seq
+
+
+# The typed update of one published message, built once per process however many local
+# sockets receive it (every spectator of a table, several tabs of one player).
+_UPDATES: OrderedDict[tuple, TableUpdate] = OrderedDict()
+_UPDATES_MAX = 4096
+
+
+def update_from_message(message: dict) -> TableUpdate:
+    cache_key = (message["table"], message["audience"], message["seq"])
+    update = _UPDATES.get(cache_key)
+    if update is None:
+        update = TableUpdate.of(message["public_id"], message["seq"], message["kind"],
+                                message["version"], message["status"], message["events"],
+                                message["view"])
+        update._live_key = cache_key  # its frames are shared too (_frame_data)
+        _UPDATES[cache_key] = update
+        if len(_UPDATES) > _UPDATES_MAX:
+            _UPDATES.popitem(last=False)
+    return update
+
+
+async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[TableUpdate]:
+    """Every change at the table after ``after_seq`` as ``player`` may see it, in seq order,
+    without end. Raises ``GameError`` (before the first update) where the player may not
+    watch."""
+    public_id = _id(table_id)
+    tid = await database_sync_to_async(watch_check)(public_id, player, after_seq)
+    mine = realtime.player_audience(player.pk)
+    channels = [realtime.group_name(tid, mine), realtime.group_name(tid, realtime.SPECTATORS)]
+    async with fanout.listen(channels) as queue:
+        last = max(0, after_seq)
+        # Listening first, reading the log second: nothing falls between the two.
+        while True:
+            entries, seat, status, view, last_seq = await database_sync_to_async(_replay)(
+                tid, player, last)
+            for i, entry in enumerate(entries):
+                final = i == len(entries) - 1 and entry.seq == last_seq
+                yield update_of(entry, public_id, seat, status, view if final else None)
+                last = entry.seq
+            if last >= last_seq:
+                break
+        while True:
+            message = await queue.get()
+            # The spectators' copy is for those who hold no seat there.
+            if (message["audience"] == realtime.SPECTATORS
+                    and player.pk in message.get("seated", ())):
+                continue
+            seq = message["seq"]
+            if seq <= last:
+                continue
+            if seq > last + 1:  # the fan-out dropped something: fill from the log
+                entries, seat, status, _, _ = await database_sync_to_async(_replay)(
+                    tid, player, last)
+                for entry in entries:
+                    if entry.seq >= seq:
+                        break
+                    yield update_of(entry, public_id, seat, status)
+                    last = entry.seq
+            yield update_from_message(message)
+            last = seq
+
+
+# --- the database thread of a move --------------------------------------------------------------
+
+_DB_THREADS: ThreadPoolExecutor | None = None
+
+
+def _db_threads() -> ThreadPoolExecutor:
+    global _DB_THREADS
+    if _DB_THREADS is None:
+        _DB_THREADS = ThreadPoolExecutor(max_workers=settings.STAPEL_LIVE_DB_THREADS,
+                                         thread_name_prefix="stapel-move")
+    return _DB_THREADS
+
+
+def _in_thread(fn, kwargs):
+    try:
+        return fn(**kwargs)
+    except Exception:
+        connection.close_if_unusable_or_obsolete()  # a broken connection is not kept
+        raise
+
+
+async def in_db_thread(fn, /, **kwargs):
+    """Run the sync ``fn`` on one of a few threads that keep their database connection: a
+    move takes one hop there and back, without asgiref's per-call machinery or a pool
+    checkout (``database_sync_to_async`` costs several times more per call). Moves of
+    different tables run side by side, up to ``LIVE_DB_THREADS`` at once."""
+    return await asyncio.get_running_loop().run_in_executor(
+        _db_threads(), partial(_in_thread, fn, kwargs))
+
+
+# --- compiled operations -------------------------------------------------------------------------
+
+LEAF, OBJECT = 0, 1
+
+
+@dataclass(frozen=True, eq=False)  # identity: one plan per document (cached)
+class Plan:
+    """One document's hot operation: its root field and the projection of its result."""
+
+    root: str  # "tableEvents" or "act"
+    response_key: str
+    document: object
+    field_node: FieldNode
+    field_def: object
+    operation: OperationDefinitionNode
+    projection: tuple
+
+    def arguments(self, variables: dict | None) -> dict | None:
+        """The root field's coerced arguments, or None where the variables are not valid
+        (strawberry then answers with the schema's own errors)."""
+        if variables and bad_string(variables) is not None:
+            return None  # strawberry answers `invalid_input`, naming the field
+        schema = _schema()
+        values = get_variable_values(schema, self.operation.variable_definitions or (),
+                                     variables or {})
+        if isinstance(values, list):
+            return None
+        try:
+            return get_argument_values(self.field_def, self.field_node, values)
+        except GraphQLError:
+            return None
+
+    def frame_data(self, result) -> str:
+        return orjson.dumps({self.response_key: project(result, self.projection)}).decode()
+
+
+def _schema():
+    from config.schema import schema
+
+    return schema._schema
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class _NoDirectives(Visitor):
+    def enter_directive(self, *_):
+        raise _Unsupported
+
+
+def _applies(schema, condition, runtime: GraphQLObjectType) -> bool:
+    if condition is None:
+        return True
+    cond = schema.get_type(condition.name.value)
+    if cond is runtime:
+        return True
+    if isinstance(cond, GraphQLUnionType | GraphQLInterfaceType):
+        return schema.is_sub_type(cond, runtime)
+    return False
+
+
+def _collect(schema, fragments, runtime: GraphQLObjectType, selection_sets,
+             into: dict | None = None, visited: set | None = None) -> dict[str, list[FieldNode]]:
+    """The spec's CollectFields (no directives: those documents are not compiled)."""
+    into = {} if into is None else into
+    visited = set() if visited is None else visited
+    for selection_set in selection_sets:
+        for selection in selection_set.selections:
+            if isinstance(selection, FieldNode):
+                key = (selection.alias or selection.name).value
+                into.setdefault(key, []).append(selection)
+            elif isinstance(selection, InlineFragmentNode):
+                if _applies(schema, selection.type_condition, runtime):
+                    _collect(schema, fragments, runtime, [selection.selection_set], into,
+                             visited)
+            elif isinstance(selection, FragmentSpreadNode):
+                name = selection.name.value
+                if name in visited:
+                    continue
+                visited.add(name)
+                fragment = fragments[name]
+                if _applies(schema, fragment.type_condition, runtime):
+                    _collect(schema, fragments, runtime, [fragment.selection_set], into,
+                             visited)
+    return into
+
+
+def _serializer(named):
+    if named.name in ("Int", "Float", "String", "Boolean", "JSON"):
+        return None  # the value is already what JSON carries
+    if named.name == "ID":
+        return str
+    return named.serialize
+
+
+def _projection(schema, fragments, runtime: GraphQLObjectType, fields: dict) -> tuple:
+    items = []
+    for key, nodes in fields.items():
+        name = nodes[0].name.value
+        if name == "__typename":
+            items.append((key, None, LEAF, runtime.name))
+            continue
+        if name.startswith("__") or any(node.arguments for node in nodes):
+            raise _Unsupported
+        field = runtime.fields[name]
+        definition = field.extensions.get("strawberry-definition")
+        if definition is None or definition.base_resolver is not None:
+            raise _Unsupported  # a resolver does work of its own: leave it to strawberry
+        named = get_named_type(field.type)
+        if isinstance(named, GraphQLObjectType | GraphQLUnionType | GraphQLInterfaceType):
+            possible = ([named] if isinstance(named, GraphQLObjectType)
+                        else schema.get_possible_types(named))
+            by_class = {}
+            for object_type in possible:
+                sub = _collect(schema, fragments, object_type,
+                               [node.selection_set for node in nodes if node.selection_set])
+                origin = object_type.extensions["strawberry-definition"].origin
+                by_class[origin] = _projection(schema, fragments, object_type, sub)
+            items.append((key, definition.python_name, OBJECT, by_class))
+        else:
+            items.append((key, definition.python_name, LEAF, _serializer(named)))
+    return tuple(items)
+
+
+def project(value, projection: tuple) -> dict:
+    out = {}
+    for key, attr, kind, detail in projection:
+        if attr is None:
+            out[key] = detail  # __typename
+            continue
+        item = getattr(value, attr)
+        if item is None:
+            out[key] = None
+        elif kind == LEAF:
+            if detail is None:
+                out[key] = item
+            elif isinstance(item, list):
+                out[key] = [None if x is None else detail(x) for x in item]
+            else:
+                out[key] = detail(item)
+        elif isinstance(item, list):
+            out[key] = [None if x is None else project(x, detail[type(x)]) for x in item]
+        else:
+            out[key] = project(item, detail[type(item)])
+    return out
+
+
+HOT_ROOTS = {"tableEvents": OperationType.SUBSCRIPTION, "act": OperationType.MUTATION}
+
+
+@lru_cache(maxsize=512)
+def plan_for(query: str, operation_name: str | None) -> Plan | None:
+    """The compiled plan of a hot operation, or None (strawberry runs the document)."""
+    if len(query) > 10_000:
+        return None
+    try:
+        document = parse(query, max_tokens=settings.GRAPHQL_MAX_TOKENS)
+        visit(document, _NoDirectives())
+    except (GraphQLError, _Unsupported):
+        return None
+    schema = _schema()
+    if validate(schema, document) or string_error(document, None) is not None:
+        return None
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    if operation_name is not None:
+        operations = [d for d in operations if d.name and d.name.value == operation_name]
+    if len(operations) != 1:
+        return None
+    operation = operations[0]
+    root_type = {OperationType.SUBSCRIPTION: schema.subscription_type,
+                 OperationType.MUTATION: schema.mutation_type}.get(operation.operation)
+    if root_type is None:
+        return None
+    fragments = {d.name.value: d for d in document.definitions
+                 if not isinstance(d, OperationDefinitionNode)}
+    roots = _collect(schema, fragments, root_type, [operation.selection_set])
+    if len(roots) != 1:
+        return None
+    ((key, nodes),) = roots.items()
+    name = nodes[0].name.value
+    if HOT_ROOTS.get(name) != operation.operation or len(nodes) != 1:
+        return None
+    aliases = sum(1 for n in _all_fields(document) if n.alias is not None)
+    if aliases > settings.GRAPHQL_MAX_ALIASES:
+        return None
+    field_def = root_type.fields[name]
+    result_type = get_named_type(field_def.type)
+    try:
+        sub = _collect(schema, fragments, result_type, [nodes[0].selection_set])
+        projection = _projection(schema, fragments, result_type, sub)
+    except _Unsupported:
+        return None
+    return Plan(root=name, response_key=key, document=document, field_node=nodes[0], field_def=field_def,
+                operation=operation, projection=projection)
+
+
+def _all_fields(document):
+    found = []
+
+    class Fields(Visitor):
+        def enter_field(self, node, *_):
+            found.append(node)
+
+    visit(document, Fields())
+    return found
+
+
+# --- running them on the websocket ---------------------------------------------------------------
+
+# Serialised frames of one update per document: every spectator of a table on this process
+# with the same subscription document shares one projection and one json.dumps.
+_FRAMES: OrderedDict[tuple, str] = OrderedDict()
+
+
+def _frame_data(plan: Plan, update: TableUpdate) -> str:
+    live_key = getattr(update, "_live_key", None)
+    if live_key is None:  # a replayed entry, read for this subscriber alone
+        return plan.frame_data(update)
+    cache_key = (plan, live_key)
+    data = _FRAMES.get(cache_key)
+    if data is None:
+        data = plan.frame_data(update)
+        _FRAMES[cache_key] = data
+        if len(_FRAMES) > _UPDATES_MAX:
+            _FRAMES.popitem(last=False)
+    return data
+
+
+async def _send_next(operation, data: str) -> None:
+    if operation.completed:
+        return
+    await operation.handler.websocket.ws_consumer.send(
+        '{"id":' + json.dumps(operation.id) + ',"type":"next","payload":{"data":' + data + "}}")
+
+
+async def run_table_events(operation, plan: Plan, args: dict, player) -> bool:
+    """Serve a compiled ``tableEvents``; False (nothing sent) where strawberry must answer
+    (the player may not watch, or the table is not there for them)."""
+    updates = table_updates(args["tableId"], player, args.get("afterSeq", 0))
+    try:
+        first = await anext(updates)
+    except DomainError:
+        await updates.aclose()
+        return False
+    try:
+        await _send_next(operation, _frame_data(plan, first))
+        async for update in updates:
+            await _send_next(operation, _frame_data(plan, update))
+    finally:
+        await updates.aclose()
+    return True
+
+
+async def run_act(operation, plan: Plan, args: dict, player) -> bool:
+    """Serve a compiled ``act`` in one trip to the database thread."""
+    from strawberry.types.arguments import convert_argument
+
+    from config.schema import schema
+
+    from .actions import ActionInput, to_engine
+
+    action_input = convert_argument(args["action"], ActionInput,
+                                    schema.schema_converter.scalar_registry, schema.config)
+    try:
+        engine_action = to_engine(action_input)
+        result = await in_db_thread(
+            services.act, player=player, table_id=_id(args["tableId"]), action=engine_action,
+            expected_version=args["expectedVersion"],
+            idempotency_key=args.get("idempotencyKey"))
+    except DomainError as exc:
+        payload = _act_payload(errors=[UserError.of(exc)])
+    else:
+        errors = [UserError(code="idempotency_key_reused", field="idempotencyKey", message=(
+            "this idempotency key was used for another action: the answer is that action's"))
+        ] if result.key_reused else []
+        payload = _act_payload(version=result.version, seq=result.seq,
+                               replayed=result.replayed, errors=errors)
+    await _send_next(operation, plan.frame_data(payload))
+    await operation.send_operation_message({"id": operation.id, "type": "complete"})
+    return True
+
+
+def _act_payload(**fields):
+    from .schema import ActPayload
+
+    return ActPayload(**fields)
+
+
+async def run(handler, operation) -> bool:
+    """Run ``operation`` on the compiled path if it is a hot one; False: strawberry runs it."""
+    query = operation.query
+    if not isinstance(query, str) or not settings.STAPEL_LIVE_FAST_PATH:
+        return False
+    plan = plan_for(query, operation.operation_name)
+    if plan is None:
+        return False
+    player = handler.context.get("player") if isinstance(handler.context, dict) else None
+    if player is None:
+        return False
+    args = plan.arguments(operation.variables)
+    if args is None:
+        return False
+    if plan.root == "act":
+        return await run_act(operation, plan, args, player)
+    return await run_table_events(operation, plan, args, player)
