@@ -9,6 +9,13 @@ the cost of what is selected under each of its items: by its ``first``/``limit``
 requests get a lower maximum than signed-in ones. The refusal is a validation error with the
 code ``query_too_costly`` and the estimate, so a client sees why and by how much.
 
+Over time, each token's player (or each address, without a token) has a cost budget
+(``query_cost`` / ``query_cost_anonymous`` in ``config/ratelimit.py``, e.g. 200,000 per
+minute): every operation but ``act`` spends its estimate there, so many requests each under
+the maximum cannot add up to the load one refused request would have been. A spent budget
+is refused before the operation runs, with ``rate_limited`` and ``retryAfter`` (over HTTP a
+429 with ``Retry-After``), and the estimate and the budget's name in the extensions.
+
 The estimate runs after validation (on a valid document only) with the request's variables,
 so ``first: $n`` costs what ``$n`` asks for; it walks the cached parse tree and is not
 cached itself (it depends on the variables and the viewer), which costs microseconds.
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from graphql import (
     FieldNode,
@@ -34,6 +42,8 @@ from graphql import (
     is_leaf_type,
 )
 from strawberry.extensions import SchemaExtension
+
+from config import ratelimit
 
 # Fields that read the database or run the engine, beyond the 1 of any object.
 FIELD_COSTS = {
@@ -164,7 +174,7 @@ class QueryCostLimiter(SchemaExtension):
     """Refuses a valid operation whose estimated cost is above the viewer's maximum. It must
     come after the validation cache, which fills in the validation errors."""
 
-    def on_validate(self):
+    async def on_validate(self):
         ctx = self.execution_context
         if not ctx.pre_execution_errors and ctx.graphql_document is not None:
             context = ctx.context
@@ -180,4 +190,28 @@ class QueryCostLimiter(SchemaExtension):
                     f"{'per request' if player is not None else 'without a token'}: ask for "
                     "fewer items (first/limit), fewer aliases or fewer nested lists",
                     extensions={"code": "query_too_costly", "cost": cost, "maxCost": limit})]
+            elif cost > 0 and ratelimit.counts_against_ceiling(ctx.query, ctx.operation_name):
+                refusal = await _budget_spend(context, player, cost)
+                if refusal is not None:
+                    ctx.pre_execution_errors = [refusal]
         yield
+
+
+async def _budget_spend(context, player, cost: int) -> GraphQLError | None:
+    """Spend ``cost`` from the viewer's budget; the refusal when it does not fit."""
+    if player is not None:
+        name, who = "query_cost", player.pk
+    else:
+        request = context.get("request") if isinstance(context, dict) else None
+        name, who = "query_cost_anonymous", ratelimit.request_address(request)
+    try:
+        # Off the event loop (Redis), and off the database thread it need not queue behind.
+        await sync_to_async(ratelimit.spend, thread_sensitive=False)(name, who, amount=cost)
+    except ratelimit.RateLimited as exc:
+        return GraphQLError(
+            f"this query costs {cost}, more than is left of your query budget "
+            f"({exc.item.amount} per {exc.item.get_expiry()} s); try again in "
+            f"{exc.retry_after} s, or ask for less",
+            extensions={"code": exc.code, "retryAfter": exc.retry_after, "cost": cost,
+                        "budget": name})
+    return None

@@ -27,6 +27,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from cross_web import HTTPException
 from django.conf import settings
 from django.http import HttpResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from graphql import ExecutionResult, GraphQLError, OperationDefinitionNode, OperationType, parse
 from strawberry.channels import GraphQLWSConsumer
@@ -85,6 +86,12 @@ def _is_subscription(query, operation_name) -> bool:
 
 def _token_live(token_id: int) -> bool:
     return ApiToken.objects.filter(pk=token_id, revoked_at=None).exists()
+
+
+def _token_end(token_id: int):
+    """When the token stops working as things stand (None: never), or False: revoked."""
+    token = ApiToken.objects.select_related("player").filter(pk=token_id, revoked_at=None).first()
+    return False if token is None else account_services.token_expires_at(token, token.player)
 
 
 def _authenticate(header: str | None):
@@ -198,6 +205,12 @@ class GraphQLWebsocketConsumer(metrics.WebsocketMetrics, ratelimit.WebsocketLimi
             raise json.JSONDecodeError(exc.message, "", 0) from None
 
     async def receive(self, text_data=None, bytes_data=None):
+        # Closed for a revocation or an expiry: a client that goes on sending gets nothing
+        # applied. Past the token's end (the timer may not have fired yet): look again.
+        if getattr(self, "revoked", False) or (
+                getattr(self, "expires_at", None) is not None
+                and timezone.now() >= self.expires_at and await self.expiry_reached()):
+            return
         # Frames are capped like HTTP bodies (the server's own cap is 16 MiB by default).
         if len(text_data or bytes_data or "") > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
             await self.close(code=1009, reason="message too big")
@@ -240,6 +253,11 @@ class GraphQLWebsocketConsumer(metrics.WebsocketMetrics, ratelimit.WebsocketLimi
             raise ConnectionRejectionError({"code": "invalid_token",
                                             "message": "invalid or revoked token"})
         self.refresher = asyncio.create_task(self.refresh_groups())
+        if token is not None:
+            self.token_id = token.pk
+            self.expires_at = account_services.token_expires_at(token, player)
+            if self.expires_at is not None:
+                self.expiry_watch = asyncio.create_task(self.watch_expiry())
         return {"player": {"id": str(player.pk), "displayName": player.display_name}}
 
     async def refresh_groups(self):
@@ -254,9 +272,32 @@ class GraphQLWebsocketConsumer(metrics.WebsocketMetrics, ratelimit.WebsocketLimi
             except Exception:  # noqa: BLE001 - Redis away for a moment: try again next time
                 log.warning("could not refresh the groups of a websocket", exc_info=True)
 
+    async def watch_expiry(self):
+        """Close the socket when its token expires (4401, ``token_expired``), as a request
+        with that token would be refused then. An end that moved on meanwhile (a guest's
+        idle window renewed over HTTP) keeps it open until the new end."""
+        while self.expires_at is not None:
+            await asyncio.sleep(max(0.0, (self.expires_at - timezone.now()).total_seconds()))
+            if await self.expiry_reached():
+                return
+
+    async def expiry_reached(self) -> bool:
+        """Past the end known: read the token again, and close when it is over."""
+        end = await sync_to_async(_token_end)(self.token_id)
+        if end is False:  # revoked meanwhile (its close may still be on its way)
+            await self.revoked_close({})
+            return True
+        if end is None or end > timezone.now():
+            self.expires_at = end
+            return False
+        self.revoked = True
+        await self.close(code=4401, reason="token_expired")
+        return True
+
     async def disconnect(self, code):
-        if getattr(self, "refresher", None) is not None:
-            self.refresher.cancel()
+        for task in (getattr(self, "refresher", None), getattr(self, "expiry_watch", None)):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
         for group in getattr(self, "groups_joined", ()):
             await self.channel_layer.group_discard(group, self.channel_name)
         await super().disconnect(code)

@@ -98,6 +98,14 @@ def hit(name: str, *identifiers) -> None:
             raise _refuse(name, item, *identifiers)
 
 
+def spend(name: str, *identifiers, amount: int) -> None:
+    """Count ``amount`` units (a query's cost) against budget ``name``; raise
+    ``RateLimited`` if they do not fit in what is left of it (nothing is then spent)."""
+    for item in items(name):
+        if not limiter().hit(item, name_key(name, *identifiers), cost=amount):
+            raise _refuse(name, item, *identifiers)
+
+
 def check(name: str, *identifiers) -> None:
     """Raise ``RateLimited`` if limit ``name`` is spent, without counting (count failures
     with ``hit``: e.g. wrong passwords, not logins)."""

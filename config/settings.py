@@ -315,6 +315,9 @@ _RATE_LIMIT_DEFAULTS = {
     "ws_operation": "60 per minute",         # subscribe messages per websocket
     "token": "1200 per minute",              # every operation but `act`, per token's player
     "address": "600 per minute",             # every anonymous operation, per address
+    # Query cost (config/cost.py) spent over time: each operation but `act` spends its cost.
+    "query_cost": "200000 per minute",       # per token's player (10 of the largest queries)
+    "query_cost_anonymous": "50000 per minute",  # per address, without a token
 }
 STAPEL_RATE_LIMITS = {name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default)
                       for name, default in _RATE_LIMIT_DEFAULTS.items()}

@@ -6,6 +6,12 @@ socket stayed open, silent, holding a file descriptor. Here a frame that is not 
 protocol defines closes the socket with 4400 (the protocol's code for it), and a subscribe
 whose document does not parse gets an ``error`` message for that operation (the socket
 stays usable), as for any other invalid document.
+
+An operation de-registers only itself when it ends. Strawberry deleted its id blindly; an
+operation that outlived its de-registration (the socket closed, or the client completed it,
+while the operation sat in an await that did not honour the cancellation) then raised
+``KeyError`` into the log, or, when the client had reused the id meanwhile, de-registered
+the new operation, which then ran on unseen by ``complete`` and by the id check.
 """
 
 from __future__ import annotations
@@ -91,3 +97,9 @@ class CheckedTransportWSHandler(BaseGraphQLTransportWSHandler):
         if isinstance(error, GraphQLSyntaxError):
             return None
         return BaseGraphQLTransportWSHandler._get_pre_execution_close_reason(error)
+
+    def forget_id(self, id: str) -> None:
+        # Called from the ending operation's own task (``send_operation_message``).
+        operation = self.operations.get(id)
+        if operation is not None and operation.task is asyncio.current_task():
+            del self.operations[id]

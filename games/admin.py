@@ -99,12 +99,12 @@ class TableAdmin(FormActionsMixin, ReadOnlyAdmin):
     list_display_links = ("id", "game")
     list_filter = ("status", "game", "visibility", "tournament_table")
     search_fields = ("=id", "seats__player__username", "seats__player__display_name",
-                     "=invite_code")
+                     "=invite_code", "=public_id")  # public_id: the id players see
     date_hierarchy = "created_at"
     list_per_page = 50
     inlines = (SeatInline,)
     fieldsets = (
-        (None, {"fields": (("game", "status_badge", "round_number"), "creator_link",
+        (None, {"fields": (("game", "status_badge", "round_number"), "public_id", "creator_link",
                            ("visibility", "tournament_table"), "abort_reason", "log_link")}),
         ("Hands (only staff see these)", {"fields": ("hands",)}),
         ("Match", {"fields": (("version", "last_seq"), "deadline",

@@ -162,6 +162,7 @@ def audience_messages(table: Table, entry: TableLogEntry,
         message = {
             "type": realtime.MESSAGE_TYPE,
             "table": table.pk,
+            "public_id": table.public_id,
             "audience": audience,
             "seq": entry.seq,
             "kind": entry.kind,
@@ -180,7 +181,8 @@ def _on_commit(table: Table, entry: TableLogEntry, seats, *, lobby: bool, tasks)
     messages = audience_messages(table, entry, seats if seats is not None else seats_of(table))
     if lobby and table.visibility == Visibility.PUBLIC:
         messages.append((realtime.LOBBY_GROUP, {
-            "type": realtime.LOBBY_TYPE, "table": table.pk, "status": table.status,
+            "type": realtime.LOBBY_TYPE, "table": table.pk, "public_id": table.public_id,
+            "status": table.status,
             "game": table.game}))
     finished = (entry.kind in (LogKind.NEXT_ROUND, LogKind.ABORT)
                 and table.status in (TableStatus.FINISHED, TableStatus.ABORTED))

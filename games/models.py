@@ -33,7 +33,19 @@ def new_invite_code() -> str:
     return secrets.token_urlsafe(9)
 
 
+PUBLIC_ID_LENGTH = 12
+
+
+def new_public_id() -> str:
+    """A table's id as clients see it: 72 random bits, URL-safe. The integer key stays
+    internal, so ids tried in sequence find nothing and say nothing about how many tables
+    there are."""
+    return secrets.token_urlsafe(9)
+
+
 class Table(models.Model):
+    public_id = models.CharField(max_length=PUBLIC_ID_LENGTH, unique=True, default=new_public_id,
+                                 editable=False, help_text="The id clients see (the API's Table.id).")
     game = models.CharField(max_length=32, db_index=True)
     options = models.JSONField(default=dict, help_text="Every house rule, validated.")
     seat_count = models.PositiveSmallIntegerField()
@@ -74,7 +86,7 @@ class Table(models.Model):
                        ("view_table_state", "Can see the full state of a table (every hand)")]
 
     def __str__(self) -> str:
-        return f"{self.game} table #{self.pk} ({self.status})"
+        return f"{self.game} table #{self.pk} {self.public_id} ({self.status})"
 
     @property
     def is_active(self) -> bool:

@@ -230,7 +230,7 @@ def report_create(*, reporter: Player, player_id, reason: str, table_id=None,
                                   field="messageId")
         table = message.table
     if table_id is not None:
-        table = Table.objects.filter(pk=_int(table_id, "tableId")).first()
+        table = Table.objects.filter(**selectors.table_key(table_id)).first()
         if table is None or (message is not None and message.table_id != table.pk) or (
                 not selectors.may_see(table, reporter)):
             raise ModerationError("not_found", "no such table", field="tableId")

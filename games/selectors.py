@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.db import connection
 from django.db.models import Prefetch
 from django.utils import timezone
@@ -9,11 +11,55 @@ from django.utils import timezone
 from games.engine import GAMES
 
 from .errors import GameError
-from .models import ChatMessage, LogKind, Seat, Table, TableLogEntry, TableStatus, Visibility
+from .models import (
+    PUBLIC_ID_LENGTH,
+    ChatMessage,
+    LogKind,
+    Seat,
+    Table,
+    TableLogEntry,
+    TableStatus,
+    Visibility,
+)
 
 MAX_REPLAY = 500
 # Chat events whose text is looked up when the log is read (the log stores no chat text).
 CHAT_TEXT_EVENTS = ("chat", "chat_unhidden")
+
+
+_PUBLIC_ID_SHAPE = re.compile(rf"[A-Za-z0-9_-]{{{PUBLIC_ID_LENGTH}}}")
+
+
+class PublicTableId(str):
+    """A table id as a client sent it (``Table.public_id``), checked for shape only."""
+
+
+def public_table_id(value, field: str = "tableId") -> PublicTableId:
+    """The one place a table id from a client is taken in: anything not shaped like a public
+    id (an integer key among them) is ``not_found``, as a table that does not exist."""
+    if isinstance(value, str) and _PUBLIC_ID_SHAPE.fullmatch(value):
+        return PublicTableId(value)
+    raise GameError("not_found", "no such table", field=field)
+
+
+def table_key(table_id, field: str = "tableId") -> dict:
+    """The lookup of a table by an internal key (an ``int``: tasks, services, admin) or by a
+    client's ``PublicTableId``. A plain string is refused, so a client's id that skipped
+    ``public_table_id`` cannot reach a table by its integer key."""
+    if isinstance(table_id, PublicTableId):
+        return {"public_id": str(table_id)}
+    if isinstance(table_id, int) and not isinstance(table_id, bool):
+        return {"pk": table_id}
+    raise GameError("not_found", "no such table", field=field)
+
+
+def table_pk_from_public(value, field: str = "tableId") -> int:
+    """The integer key of the table a client means (channel groups and the log use it)."""
+    pk = (Table.objects.filter(**table_key(public_table_id(value, field), field))
+          .values_list("pk", flat=True).first())
+    if pk is None:
+        raise GameError("not_found", "no such table", field=field)
+    return pk
 
 
 def view_for(table: Table, seat: int | None) -> dict | None:
@@ -35,7 +81,7 @@ def view_for(table: Table, seat: int | None) -> dict | None:
 
 
 _SNAPSHOT_SQL = """
-SELECT t.id, t.game, t.status, t.visibility, t.creator_id, t.state::text, t.version,
+SELECT t.id, t.public_id, t.game, t.status, t.visibility, t.creator_id, t.state::text, t.version,
        t.last_seq, t.turn_clock_seconds, t.seed, t.round_number, t.deadline,
        (SELECT coalesce(json_agg(json_build_object(
             'id', s.id, 'position', s.position, 'player_id', s.player_id, 'is_bot', s.is_bot,
@@ -44,24 +90,28 @@ SELECT t.id, t.game, t.status, t.visibility, t.creator_id, t.state::text, t.vers
           FROM games_seat s WHERE s.table_id = t.id)::text,
        (SELECT json_build_object('version', e.version, 'seq', e.seq, 'action', e.action)
           FROM games_tablelogentry e WHERE e.table_id = t.id AND e.idempotency_key = %s)::text
-  FROM games_table t WHERE t.id = %s
+  FROM games_table t WHERE t.{column} = %s
 """
+# The table by its internal key or by a client's public id (see ``table_key``).
+_SNAPSHOT_SQL_BY = {"pk": _SNAPSHOT_SQL.format(column="id"),
+                    "public_id": _SNAPSHOT_SQL.format(column="public_id")}
 
 
-def move_snapshot(table_id: int, key: str | None):
+def move_snapshot(table_id, key: str | None):
     """The table, its seats and the move already made under ``key`` (or None), in one
     round trip and without a lock: what a move needs to be judged and applied (PostgreSQL;
     the write that follows checks the version). None where there is no such table."""
     import orjson
 
+    ((by, value),) = table_key(table_id).items()
     with connection.cursor() as cursor:
-        cursor.execute(_SNAPSHOT_SQL, [key, table_id])
+        cursor.execute(_SNAPSHOT_SQL_BY[by], [key, value])
         row = cursor.fetchone()
     if row is None:
         return None
-    (pk, game, status, visibility, creator_id, state, version, last_seq, clock, seed,
+    (pk, public_id, game, status, visibility, creator_id, state, version, last_seq, clock, seed,
      round_number, deadline, seats, prior) = row
-    table = Table(id=pk, game=game, status=status, visibility=visibility,
+    table = Table(id=pk, public_id=public_id, game=game, status=status, visibility=visibility,
                   creator_id=creator_id, state=orjson.loads(state) if state else None,
                   version=version, last_seq=last_seq, turn_clock_seconds=clock, seed=seed,
                   round_number=round_number, deadline=deadline)
@@ -75,11 +125,12 @@ def move_snapshot(table_id: int, key: str | None):
 
 
 def table_get(table_id) -> Table:
+    """By internal key (``int``) or a client's ``PublicTableId``."""
     try:
         return (Table.objects.select_related("creator")
                 .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")))
-                .get(pk=int(table_id)))
-    except (Table.DoesNotExist, ValueError, TypeError):
+                .get(**table_key(table_id)))
+    except Table.DoesNotExist:
         raise GameError("not_found", "no such table", field="tableId") from None
 
 

@@ -65,13 +65,11 @@ def get_engine(game: str):
 
 def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None) -> Table:
     """The table, locked. With ``viewer``: ``not_found`` where it does not exist for them
-    (a private table they are not part of, see ``selectors.may_see``)."""
-    try:
-        table_id = int(table_id)
-    except (ValueError, TypeError):
-        raise GameError("not_found", "no such table", field="tableId") from None
+    (a private table they are not part of, see ``selectors.may_see``). ``table_id`` is an
+    internal key or a client's ``selectors.PublicTableId`` (see ``selectors.table_key``)."""
+    key = selectors.table_key(table_id)
     try:  # waits at most TABLE_LOCK_TIMEOUT_MS (the connection's lock_timeout)
-        table = Table.objects.select_for_update().get(pk=table_id)
+        table = Table.objects.select_for_update().get(**key)
     except Table.DoesNotExist:
         raise GameError("not_found", "no such table", field="tableId") from None
     except OperationalError as exc:
@@ -402,10 +400,6 @@ def _act_at_once(*, player: Player, table_id, action: dict, expected_version: in
     still the one read. None whenever the locked path must judge: anything unusual (not
     seated, not playing, stale, a seat to take back from a bot, a race) is answered there,
     with the same codes as always."""
-    try:
-        table_id = int(table_id)
-    except (TypeError, ValueError):
-        return None
     try:
         snapshot = selectors.move_snapshot(table_id, key)
     except OperationalError as exc:

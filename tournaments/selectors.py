@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, F, Prefetch, Q
 
 from .errors import TournamentError
 from .models import (
@@ -74,4 +74,5 @@ def ratings_of(player_id) -> list[Rating]:
 
 def rating_history(player_id, game: str, first: int = 50) -> list[RatingChange]:
     return list(RatingChange.objects.filter(player_id=player_id, game=game)
-                .select_related("match").order_by("-id")[:first])
+                .select_related("match").annotate(table_public_id=F("match__table__public_id"))
+                .order_by("-id")[:first])

@@ -557,7 +557,7 @@ def tournament_table_finished(*, table_id: int) -> bool:
         link.finished_at = timezone.now()
         link.save(update_fields=["placings", "finished_at"])
         _standings_refresh(t)
-        _publish(t, "table_finished", table_id=str(table_id))
+        _publish(t, "table_finished", table_id=table.public_id)
         webhooks.emit(t, "tournament.table_finished", link=link)
         _publish(t, "standings_changed")
         if t.format == Format.ARENA:

@@ -306,7 +306,7 @@ def _standings(t: Tournament) -> list[dict]:
 
 
 def _table(link: TournamentTable, names: dict[int, str], *, placings: bool = False) -> dict:
-    out = {"number": link.number, "tableId": str(link.table_id), "seats": link.seats,
+    out = {"number": link.number, "tableId": link.table.public_id, "seats": link.seats,
            "players": [_player(p, names) for p in link.players]}
     if placings:
         out["placings"] = [{**_player(int(p), names), "placing": v}

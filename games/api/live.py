@@ -59,14 +59,12 @@ from .types import TableUpdate
 # --- table updates -----------------------------------------------------------------------------
 
 
-def _id(value) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise GameError("not_found", "no such table", field="tableId") from None
+def _id(value) -> selectors.PublicTableId:
+    return selectors.public_table_id(value)
 
 
-def watch_check(table_id, player, after_seq: int = 0) -> None:
+def watch_check(table_id, player, after_seq: int = 0) -> int:
+    """Checks the player may watch from ``after_seq``; the table's internal key."""
     table = selectors.table_for(table_id, player)
     if after_seq > table.last_seq:
         raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
@@ -75,11 +73,13 @@ def watch_check(table_id, player, after_seq: int = 0) -> None:
     seat = selectors.viewer_seat(table, player)
     if not selectors.may_watch(table, player, seat):
         raise GameError("spectators_not_allowed", "this table does not allow spectators")
+    return table.pk
 
 
-def update_of(entry, seat: int | None, status: str, view_payload=None) -> TableUpdate:
+def update_of(entry, public_id: str, seat: int | None, status: str,
+              view_payload=None) -> TableUpdate:
     # The status as of this entry; `status` (today's) only for entries logged without one.
-    return TableUpdate.of(entry.table_id, entry.seq, entry.kind, entry.version,
+    return TableUpdate.of(public_id, entry.seq, entry.kind, entry.version,
                           entry.status or status,
                           realtime.redact_events(entry.events, seat), view_payload)
 
@@ -109,7 +109,7 @@ def update_from_message(message: dict) -> TableUpdate:
     cache_key = (message["table"], message["audience"], message["seq"])
     update = _UPDATES.get(cache_key)
     if update is None:
-        update = TableUpdate.of(message["table"], message["seq"], message["kind"],
+        update = TableUpdate.of(message["public_id"], message["seq"], message["kind"],
                                 message["version"], message["status"], message["events"],
                                 message["view"])
         update._live_key = cache_key  # its frames are shared too (_frame_data)
@@ -123,8 +123,8 @@ async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[T
     """Every change at the table after ``after_seq`` as ``player`` may see it, in seq order,
     without end. Raises ``GameError`` (before the first update) where the player may not
     watch."""
-    tid = _id(table_id)
-    await database_sync_to_async(watch_check)(tid, player, after_seq)
+    public_id = _id(table_id)
+    tid = await database_sync_to_async(watch_check)(public_id, player, after_seq)
     mine = realtime.player_audience(player.pk)
     channels = [realtime.group_name(tid, mine), realtime.group_name(tid, realtime.SPECTATORS)]
     async with fanout.listen(channels) as queue:
@@ -135,7 +135,7 @@ async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[T
                 tid, player, last)
             for i, entry in enumerate(entries):
                 final = i == len(entries) - 1 and entry.seq == last_seq
-                yield update_of(entry, seat, status, view if final else None)
+                yield update_of(entry, public_id, seat, status, view if final else None)
                 last = entry.seq
             if last >= last_seq:
                 break
@@ -154,7 +154,7 @@ async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[T
                 for entry in entries:
                     if entry.seq >= seq:
                         break
-                    yield update_of(entry, seat, status)
+                    yield update_of(entry, public_id, seat, status)
                     last = entry.seq
             yield update_from_message(message)
             last = seq

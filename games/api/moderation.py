@@ -12,13 +12,14 @@ from enum import Enum
 
 import strawberry
 from channels.db import database_sync_to_async
+from django.db.models import F
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from accounts.api.types import PlayerType
 from config import ratelimit
 from config.api import UserError, payload, require_viewer
-from games import chat, moderation
+from games import chat, moderation, selectors
 from games.models import AuditLog, ChatMessage, Report
 
 MAX_PAGE = 100
@@ -35,7 +36,8 @@ class ChatMessageType:
 
     @classmethod
     def of(cls, message: ChatMessage) -> ChatMessageType:
-        return cls(id=strawberry.ID(str(message.pk)), table_id=strawberry.ID(str(message.table_id)),
+        return cls(id=strawberry.ID(str(message.pk)),
+                   table_id=strawberry.ID(message.table.public_id),
                    seq=message.seq, author=PlayerType.of(message.author), text=message.text,
                    created_at=message.created_at)
 
@@ -92,7 +94,9 @@ class AuditLogEntryType:
         return cls(id=sid(row.pk), action=row.action,
                    actor=PlayerType.of(row.actor) if row.actor else None,
                    target_player=PlayerType.of(row.target_player) if row.target_player else None,
-                   table_id=sid(row.target_table_id), message_id=sid(row.target_message_id),
+                   table_id=(strawberry.ID(row.target_table_public_id)
+                             if row.target_table_id is not None else None),
+                   message_id=sid(row.target_message_id),
                    report_id=sid(row.target_report_id), reason=row.reason, extra=row.extra,
                    created_at=row.created_at)
 
@@ -111,7 +115,8 @@ def _moderation_log(player, first: int, after: str | None) -> AuditLogPage:
     except ValueError:
         raise moderation.ModerationError("invalid_cursor", "unknown cursor",
                                          field="after") from None
-    qs = AuditLog.objects.select_related("actor", "target_player").order_by("-id")
+    qs = (AuditLog.objects.select_related("actor", "target_player")
+          .annotate(target_table_public_id=F("target_table__public_id")).order_by("-id"))
     if after_id is not None:
         qs = qs.filter(id__lt=after_id)
     rows = list(qs[:first + 1])
@@ -143,7 +148,8 @@ class Mutation:
         player = require_viewer(info)
 
         def run():
-            message = chat.chat_message_send(player=player, table_id=table_id, text=text)
+            message = chat.chat_message_send(
+                player=player, table_id=selectors.public_table_id(table_id), text=text)
             return ChatMessageType.of(message)
 
         return SendChatMessagePayload(message=await database_sync_to_async(run)())
@@ -158,6 +164,8 @@ class Mutation:
         player = require_viewer(info)
         report = await database_sync_to_async(ratelimit.counted)(
             "report", player.pk, call=lambda: moderation.report_create(
-                reporter=player, player_id=player_id, reason=reason, table_id=table_id,
+                reporter=player, player_id=player_id, reason=reason,
+                table_id=(selectors.public_table_id(table_id) if table_id is not None
+                          else None),
                 message_id=message_id))
         return ReportPlayerPayload(report=ReportType.of(report))

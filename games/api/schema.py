@@ -39,7 +39,8 @@ from .types import (
 
 @strawberry.type(name="Table")
 class TableType:
-    id: strawberry.ID
+    id: strawberry.ID = strawberry.field(description=(
+        "Opaque and random (not a counter): use it as it is, in every `tableId` and in links."))
     game: str
     status: TableStatusEnum
     visibility: VisibilityEnum
@@ -70,7 +71,7 @@ class TableType:
         seat = selectors.viewer_seat(table, player)
         insider = seat is not None or (player is not None and player.pk == table.creator_id)
         return cls(
-            id=strawberry.ID(str(table.pk)), game=table.game,
+            id=strawberry.ID(table.public_id), game=table.game,
             status=TableStatusEnum(table.status), visibility=VisibilityEnum(table.visibility),
             seat_count=table.seat_count, options=table.options, version=table.version,
             last_seq=table.last_seq, round_number=table.round_number, deadline=table.deadline,
@@ -98,7 +99,7 @@ class TableType:
             return []
         limit = max(1, min(limit, selectors.MAX_REPLAY))
         entries = await api_read(selectors.log_after, self._table.pk, after_seq, limit)
-        return [live.update_of(e, self.my_seat, self._table.status) for e in entries]
+        return [live.update_of(e, self.id, self.my_seat, self._table.status) for e in entries]
 
     @strawberry.field
     async def round_results(self) -> list[RoundResultType]:
@@ -186,20 +187,22 @@ class Query:
                      first: int = 20, after: str | None = None) -> TablePage:
         first = max(1, min(first, 100))
         try:
-            after_id = int(after) if after else None
-        except ValueError:
+            # The cursor is the last table's public id: no integer key leaves the server.
+            after_id = (await api_read(selectors.table_pk_from_public, after, "after")
+                        if after else None)
+        except GameError:
             raise GameError("invalid_cursor", "unknown cursor", field="after") from None
         rows = await api_read(selectors.lobby, game=game,
                               status=status.value if status else None, first=first + 1,
                               after=after_id)
         items = [TableType.of(t, None) for t in rows[:first]]
-        return TablePage(items=items,
-                         next_cursor=str(rows[first - 1].pk) if len(rows) > first else None)
+        return TablePage(items=items, next_cursor=(rows[first - 1].public_id
+                                                   if len(rows) > first else None))
 
     @strawberry.field(description="One table, with your view of its match.")
     async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
         try:
-            table = await api_read(selectors.table_for, id, viewer(info))
+            table = await api_read(selectors.table_for, _id(id), viewer(info))
         except GameError:
             return None  # none, or private and not for this viewer: the same answer
         return TableType.of(table, viewer(info))
@@ -307,9 +310,10 @@ class Subscription:
         async with ws.listen_to_channel(realtime.LOBBY_TYPE,
                                         groups=[realtime.LOBBY_GROUP]) as messages:
             async for message in messages:
-                if game and message.get("game") != game:
+                # Without a public id: sent by a node of an older release (no key leaves).
+                if (game and message.get("game") != game) or not message.get("public_id"):
                     continue
-                yield LobbyUpdate(table_id=strawberry.ID(str(message["table"])),
+                yield LobbyUpdate(table_id=strawberry.ID(message["public_id"]),
                                   game=message["game"],
                                   status=TableStatusEnum(message["status"]))
 

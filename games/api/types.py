@@ -143,9 +143,10 @@ class TableUpdate:
         description="The viewer's view after this change (null in a replay but the last).")
 
     @classmethod
-    def of(cls, table_id: int, seq: int, kind: str, version: int, status: str,
+    def of(cls, table_id: str, seq: int, kind: str, version: int, status: str,
            events: list[dict], view_payload: dict | None) -> TableUpdate:
-        return cls(table_id=strawberry.ID(str(table_id)), seq=seq, kind=kind, version=version,
+        """``table_id``: the table's public id."""
+        return cls(table_id=strawberry.ID(table_id), seq=seq, kind=kind, version=version,
                    status=TableStatusEnum(status),
                    events=[GameEvent(type=e["type"],
                                      data=camel_keys({k: v for k, v in e.items() if k != "type"}))

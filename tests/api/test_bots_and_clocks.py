@@ -7,6 +7,7 @@ import pytest
 
 from games import scheduling
 from games.models import Seat, Table, TableLogEntry
+from games.selectors import table_pk_from_public
 
 from .test_tables import ACT, CREATE, START, VIEW, guest
 
@@ -55,7 +56,7 @@ def test_two_bots_of_the_same_level_can_sit_at_one_table(alice):
     table = alice(CREATE, {"input": {"game": "kato", "seatCount": 3}})["createTable"]["table"]
     for _ in range(2):
         assert alice(ADD_BOT, {"id": table["id"], "level": "random"})["addBot"]["errors"] == []
-    assert Seat.objects.filter(table_id=table["id"], is_bot=True).count() == 2
+    assert Seat.objects.filter(table__public_id=table["id"], is_bot=True).count() == 2
 
 
 def test_bots_play_their_turns_and_a_person_plays_against_them_to_the_end(alice):
@@ -72,7 +73,7 @@ def test_bots_play_their_turns_and_a_person_plays_against_them_to_the_end(alice)
         if 0 in view["actors"]:
             alice(ACT, {"id": table["id"], "a": view["legalActions"][0], "v": state["version"]})
     scheduling.wait_idle(timeout=10)
-    table = Table.objects.get(pk=table["id"])
+    table = Table.objects.get(public_id=table["id"])
     assert table.status == "finished"
     kinds = set(TableLogEntry.objects.filter(table=table).values_list("kind", flat=True))
     assert {"action", "bot", "next_round"} <= kinds
@@ -88,14 +89,14 @@ def test_a_seat_that_does_not_act_gets_the_default_action_then_a_bot(alice, gql,
     view = alice(VIEW, {"id": table["id"]})["table"]
     assert view["view"]["deadline"] is not None
     # Nobody acts: the clock plays for whoever is due, then bots take both seats over.
-    assert wait_for(lambda: TableLogEntry.objects.filter(table_id=table["id"], kind="timeout").exists())
-    first = TableLogEntry.objects.filter(table_id=table["id"], kind="timeout").first()
+    assert wait_for(lambda: TableLogEntry.objects.filter(table__public_id=table["id"], kind="timeout").exists())
+    first = TableLogEntry.objects.filter(table__public_id=table["id"], kind="timeout").first()
     assert first.action["type"] in ("draw", "accept", "pass", "choose_color")
-    assert wait_for(lambda: Seat.objects.filter(table_id=table["id"], taken_over_by_bot=True).count() == 2)
-    takeovers = [e for entry in TableLogEntry.objects.filter(table_id=table["id"], kind="seats")
+    assert wait_for(lambda: Seat.objects.filter(table__public_id=table["id"], taken_over_by_bot=True).count() == 2)
+    takeovers = [e for entry in TableLogEntry.objects.filter(table__public_id=table["id"], kind="seats")
                  for e in entry.events if e["type"] == "bot_took_over"]
     assert {e["reason"] for e in takeovers} == {"missed_turns"}
-    assert wait_for(lambda: Table.objects.get(pk=table["id"]).status == "finished", timeout=60)
+    assert wait_for(lambda: Table.objects.get(public_id=table["id"]).status == "finished", timeout=60)
 
 
 def test_a_person_who_acts_again_takes_the_seat_back(alice, gql, settings):
@@ -106,8 +107,8 @@ def test_a_person_who_acts_again_takes_the_seat_back(alice, gql, settings):
                                      "options": {"rounds": 1}}})["createTable"]["table"]
     bob("mutation($id: ID!) { joinTable(tableId: $id) { errors { code } } }", {"id": table["id"]})
     alice(START, {"id": table["id"]})
-    assert wait_for(lambda: Seat.objects.filter(table_id=table["id"], taken_over_by_bot=True).exists())
-    seat = Seat.objects.filter(table_id=table["id"], taken_over_by_bot=True).first()
+    assert wait_for(lambda: Seat.objects.filter(table__public_id=table["id"], taken_over_by_bot=True).exists())
+    seat = Seat.objects.filter(table__public_id=table["id"], taken_over_by_bot=True).first()
     person = alice if seat.position == 0 else bob
     for _ in range(200):
         state = person(VIEW, {"id": table["id"]})["table"]
@@ -132,9 +133,9 @@ def test_bot_tasks_are_idempotent_by_version(alice, settings):
     for _ in range(2):
         alice(ADD_BOT, {"id": table["id"], "level": "random"})
     scheduling.clear_local_queue()
-    services.table_start(player=None, table_id=table["id"])
+    services.table_start(player=None, table_id=table_pk_from_public(table["id"]))
     scheduling.clear_local_queue()
-    version = Table.objects.get(pk=table["id"]).version
-    assert services.bot_turn(table_id=table["id"], expected_version=version) is True
-    assert services.bot_turn(table_id=table["id"], expected_version=version) is False
-    assert TableLogEntry.objects.filter(table_id=table["id"], kind="bot").count() == 1
+    version = Table.objects.get(public_id=table["id"]).version
+    assert services.bot_turn(table_id=table_pk_from_public(table["id"]), expected_version=version) is True
+    assert services.bot_turn(table_id=table_pk_from_public(table["id"]), expected_version=version) is False
+    assert TableLogEntry.objects.filter(table__public_id=table["id"], kind="bot").count() == 1

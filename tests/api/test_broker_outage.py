@@ -61,16 +61,16 @@ def test_a_move_committed_while_the_broker_is_down_answers_success_and_the_bot_p
                                  "k": f"outage-{attempt}"})["act"]
             # Committed, and said so, although the bot's turn could not be queued.
             assert answer["errors"] == [] and answer["version"] == view["version"] + 1
-            stored = Table.objects.get(pk=table["id"])
+            stored = Table.objects.get(public_id=table["id"])
             assert stored.version == answer["version"]
             if _bot_to_act(stored):
                 break
         else:
             pytest.fail("the turn never passed to the bot")
     scheduling.wait_idle(timeout=5)
-    assert Table.objects.get(pk=table["id"]).version == stored.version  # nothing queued
+    assert Table.objects.get(public_id=table["id"]).version == stored.version  # nothing queued
 
     # The broker is back: the sweep queues what the table waits for, and the bot plays.
     assert services.sweep_stalled(older_than=0) >= 1
     scheduling.wait_idle(timeout=30, horizon=5)
-    assert Table.objects.get(pk=table["id"]).version > stored.version
+    assert Table.objects.get(public_id=table["id"]).version > stored.version

@@ -77,12 +77,12 @@ def _setup(alice, bob):
 def _move(table_id, alice_id, bob_id):
     from accounts.models import Player
 
-    table = Table.objects.get(pk=table_id)
+    table = Table.objects.get(public_id=table_id)
     engine = GAMES[table.game]
     seat = engine.actors(table.state)[0]
     player = Player.objects.get(pk=alice_id if seat == 0 else bob_id)
     action = engine.legal_actions(table.state, seat)[0]
-    return services.act(player=player, table_id=table_id, action=action,
+    return services.act(player=player, table_id=table.pk, action=action,
                         expected_version=table.version).seq
 
 
@@ -91,7 +91,7 @@ async def test_table_events_frames_are_the_same_on_both_paths(players, document)
     alice, bob = players
     table_id = await database_sync_to_async(_setup)(alice, bob)
     last = await database_sync_to_async(
-        lambda: Table.objects.values_list("last_seq", flat=True).get(pk=table_id))()
+        lambda: Table.objects.values_list("last_seq", flat=True).get(public_id=table_id))()
     received = {}
     sockets = {}
     for fast in (True, False):
@@ -123,7 +123,7 @@ def _move_by_tokens(table_id, alice, bob):
 async def test_act_answers_the_same_on_both_paths_for_moves_and_mistakes(players):
     alice, bob = players
     table_id = await database_sync_to_async(_setup)(alice, bob)
-    state = await database_sync_to_async(lambda: Table.objects.get(pk=table_id))()
+    state = await database_sync_to_async(lambda: Table.objects.get(public_id=table_id))()
     engine = GAMES[state.game]
     seat = engine.actors(state.state)[0]
     mover, other = (alice, bob) if seat == 0 else (bob, alice)
@@ -213,7 +213,7 @@ async def test_a_table_update_is_typed_once_per_process_for_every_local_socket(p
     alice, bob = players
     table_id = await database_sync_to_async(_setup)(alice, bob)
     last = await database_sync_to_async(
-        lambda: Table.objects.values_list("last_seq", flat=True).get(pk=table_id))()
+        lambda: Table.objects.values_list("last_seq", flat=True).get(public_id=table_id))()
     carol = await database_sync_to_async(guest)(type(alice)(alice.client), "Carol")
     dave = await database_sync_to_async(guest)(type(alice)(alice.client), "Dave")
     doc = DOCUMENTS[0]

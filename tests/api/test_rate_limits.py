@@ -163,7 +163,7 @@ async def test_chat_over_the_websocket_returns_rate_limited_in_its_payload(guest
     answers = []
     for n in range(2):
         await comm.send_json_to({"id": str(n), "type": "subscribe",
-                                 "payload": {"query": say, "variables": {"t": str(table.pk)}}})
+                                 "payload": {"query": say, "variables": {"t": table.public_id}}})
         msg = await comm.receive_json_from(timeout=5)
         answers.append(msg["payload"]["data"]["sendChatMessage"]["errors"])
         await comm.receive_json_from(timeout=5)  # complete

@@ -40,7 +40,7 @@ def test_a_stuck_lock_answers_busy_and_never_delays_another_table(gql):
             if args:
                 mover[table_id] = (client, args)
     holder = _holder()
-    holder.execute("SELECT id FROM games_table WHERE id = %s FOR UPDATE", [int(stuck)])
+    holder.execute("SELECT id FROM games_table WHERE public_id = %s FOR UPDATE", [stuck])
     try:
         answers = {}
 

@@ -6,6 +6,7 @@ import pytest
 
 from games import scheduling
 from games.models import Table, TableLogEntry
+from games.selectors import table_pk_from_public
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -185,14 +186,14 @@ def test_stale_version_not_seated_and_not_your_turn(alice, bob, gql):
     assert waiter(ACT, {"id": table_id, "a": {"draw": True}, "v": 1})["act"]["errors"][0]["code"] == "not_your_turn"
     stranger = guest(gql, "Stranger")
     assert stranger(ACT, {"id": table_id, "a": {"draw": True}, "v": 1})["act"]["errors"][0]["code"] == "not_seated"
-    assert TableLogEntry.objects.filter(table_id=table_id, kind="action").count() == 0
+    assert TableLogEntry.objects.filter(table__public_id=table_id, kind="action").count() == 0
 
 
 def test_illegal_and_malformed_moves_are_typed_and_change_nothing(alice, bob):
     table_id = two_player_table(alice, bob)
     view = alice(VIEW, {"id": table_id})["table"]["view"]
     actor = alice if 0 in view["actors"] else bob
-    before = Table.objects.get(pk=table_id).state
+    before = Table.objects.get(public_id=table_id).state
     for action, code in [({"play": {"cards": ["not-a-card"]}}, None),
                          ({"draw": False}, "malformed_action"),
                          ({"catch": {"seat": 9}}, None)]:
@@ -200,7 +201,7 @@ def test_illegal_and_malformed_moves_are_typed_and_change_nothing(alice, bob):
         assert err["field"] == "action" and (code is None or err["code"] == code)
     response = actor.raw(ACT, {"id": table_id, "a": {"draw": True, "pass": True}, "v": 1})
     assert response.json()["errors"]  # @oneOf: exactly one move
-    assert Table.objects.get(pk=table_id).state == before
+    assert Table.objects.get(public_id=table_id).state == before
 
 
 def test_same_idempotency_key_applies_once_and_answers_the_same(alice, bob):
@@ -212,7 +213,7 @@ def test_same_idempotency_key_applies_once_and_answers_the_same(alice, bob):
     again = actor(ACT, {"id": table_id, "a": action, "v": 1, "k": "move-1"})["act"]
     assert first["errors"] == [] and not first["replayed"]
     assert again["replayed"] and (again["version"], again["seq"]) == (first["version"], first["seq"])
-    assert TableLogEntry.objects.filter(table_id=table_id, kind="action").count() == 1
+    assert TableLogEntry.objects.filter(table__public_id=table_id, kind="action").count() == 1
 
 
 def test_events_query_redacts_other_seats_cards(alice, bob):
@@ -265,7 +266,7 @@ def test_replay_never_returns_an_entry_newer_than_its_view(alice, bob, monkeypat
 
     table = create(alice, seatCount=2)["table"]
     bob(JOIN, {"id": table["id"]})
-    creator = Player.objects.get(pk=Table.objects.get(pk=table["id"]).creator_id)
+    creator = Player.objects.get(pk=Table.objects.get(public_id=table["id"]).creator_id)
     original = selectors.log_after
 
     def log_after_while_the_table_starts(table_id, after_seq, *args):
@@ -274,6 +275,7 @@ def test_replay_never_returns_an_entry_newer_than_its_view(alice, bob, monkeypat
         return original(table_id, after_seq, *args)
 
     monkeypatch.setattr(selectors, "log_after", log_after_while_the_table_starts)
-    entries, seat, status, view, last_seq = games_live._replay(table["id"], creator, 0)
+    entries, seat, status, view, last_seq = games_live._replay(
+        table_pk_from_public(table["id"]), creator, 0)
     assert entries[-1].seq <= last_seq
     assert entries[-1].kind == "start" and entries[-1].seq == last_seq and view is not None

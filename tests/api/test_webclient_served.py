@@ -4,7 +4,7 @@ import pytest
 from django.contrib.staticfiles import finders
 
 
-@pytest.mark.parametrize("path", ["/", "/t/12", "/join/AbC-d", "/tournaments/3", "/leaderboard"])
+@pytest.mark.parametrize("path", ["/", "/t/12", "/t/Ab-9_xYz12Qw", "/join/AbC-d", "/tournaments/3", "/leaderboard"])
 def test_the_page_is_served_at_the_lobby_and_deep_links(client, path):
     response = client.get(path)
     assert response.status_code == 200

@@ -22,7 +22,7 @@ def _as(client, player):
 
 
 def _abort(client, player, table, reason="cheating"):
-    return _as(client, player)(ABORT, {"id": str(table.pk), "r": reason})["abortTable"]
+    return _as(client, player)(ABORT, {"id": table.public_id, "r": reason})["abortTable"]
 
 
 def test_an_organiser_cannot_abort_a_strangers_table(client):

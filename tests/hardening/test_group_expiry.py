@@ -41,5 +41,5 @@ async def test_a_socket_older_than_the_group_expiry_still_receives(gql, settings
     player = await database_sync_to_async(Player.objects.get)()
     table = await database_sync_to_async(services.table_create)(creator=player, game="kato")
     msg = await comm.receive_json_from(timeout=5)
-    assert msg["payload"]["data"]["lobbyEvents"]["tableId"] == str(table.pk)
+    assert msg["payload"]["data"]["lobbyEvents"]["tableId"] == table.public_id
     await comm.disconnect()

@@ -49,7 +49,7 @@ def test_after_leaving_the_leaver_is_a_spectator_and_act_is_not_seated(alice, bo
     legal = mine["view"]["legalActions"] or [{"draw": True}]
     answer = bob(ACT, {"id": table_id, "a": legal[0], "v": table["version"]})["act"]
     assert answer["errors"][0]["code"] == "not_seated"
-    seat = Seat.objects.get(table_id=table_id, position=1)
+    seat = Seat.objects.get(table__public_id=table_id, position=1)
     assert seat.taken_over_by_bot and seat.left_at is not None
     assert bob(LEAVE, {"id": table_id})["leaveTable"]["errors"][0]["code"] == "not_seated"
     assert bob("{ myTables { id } }")["myTables"] == []

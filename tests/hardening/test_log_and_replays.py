@@ -9,6 +9,7 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 from games import scheduling, services
 from games.models import Table
+from games.selectors import table_pk_from_public
 from tests.api.test_tables import ACT, VIEW, guest, two_player_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,7 +29,7 @@ async def test_after_seq_beyond_the_last_seq_is_bad_after_seq_with_the_last_seq(
     table_id = await database_sync_to_async(two_player_table)(alice, bob)
     await database_sync_to_async(scheduling.wait_idle)(timeout=10)
     last = await database_sync_to_async(
-        lambda: Table.objects.values_list("last_seq", flat=True).get(pk=table_id))()
+        lambda: Table.objects.values_list("last_seq", flat=True).get(public_id=table_id))()
     comm = WebsocketCommunicator(application, "/graphql/", subprotocols=["graphql-transport-ws"])
     await comm.connect()
     await comm.send_json_to({"type": "connection_init", "payload": {"token": bob.token}})
@@ -51,7 +52,7 @@ async def test_after_seq_beyond_the_last_seq_is_bad_after_seq_with_the_last_seq(
 def test_replayed_updates_carry_the_status_as_of_their_seq(alice, bob):
     table_id = two_player_table(alice, bob)
     scheduling.wait_idle(timeout=10)
-    services.table_abort(actor=None, table_id=table_id, reason="test")
+    services.table_abort(actor=None, table_id=table_pk_from_public(table_id), reason="test")
     events = alice("query($id: ID!) { table(id: $id) { status events { seq kind status } } }",
                    {"id": table_id})["table"]
     assert events["status"] == "ABORTED"

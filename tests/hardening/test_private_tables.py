@@ -2,14 +2,12 @@
 To an outsider (not seated, not its creator, not staff, no invite code) it answers exactly as
 a table that does not exist, in every query, subscription and mutation."""
 
-
-
 import pytest
 from channels.testing import WebsocketCommunicator
 
 from accounts.models import Player
 from config.asgi import application
-from games.models import Table
+from games.models import Table, new_public_id
 from tests.api.test_tables import ACT, CREATE, JOIN, guest
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,7 +46,10 @@ def private_id(alice, gql):
 
 
 def _missing_id():
-    return str((Table.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1000)
+    """Shaped like a table's id, but no table has it."""
+    while Table.objects.filter(public_id=(candidate := new_public_id())).exists():
+        pass
+    return candidate
 
 
 def _errors(data):

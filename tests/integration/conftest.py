@@ -42,6 +42,8 @@ def service_env(**extra) -> dict:
            **{f"RATE_LIMIT_{name}": "100000 per minute" for name in (
                "CREATE_GUEST", "REGISTER", "LOGIN_ADDRESS", "CREATE_TABLE", "WS_CONNECT",
                "WS_OPERATION", "TOKEN", "ADDRESS")},
+           **{f"RATE_LIMIT_{name}": "100000000 per minute"
+              for name in ("QUERY_COST", "QUERY_COST_ANONYMOUS")},
            "DJANGO_SETTINGS_MODULE": "config.settings"}
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
     env.update({k: str(v) for k, v in extra.items()})

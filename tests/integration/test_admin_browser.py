@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 
 from accounts.models import Player
 from games import chat, moderation
+from games.selectors import table_pk_from_public
 
 from .play import START, new_guest, open_table
 from .test_moderation_live import PASSWORD, make_moderator
@@ -39,10 +40,11 @@ async def test_a_moderator_opens_a_table_and_bans_a_player_in_the_browser(
     def seed_chat_and_report():
         troll = Player.objects.get(display_name="Bob the Troll")
         victim = Player.objects.get(display_name="Alice")
-        message = chat.chat_message_send(player=troll, table_id=table_id,
+        message = chat.chat_message_send(player=troll, table_id=table_pk_from_public(table_id),
                                          text="you play like a potato")
         moderation.report_create(reporter=victim, player_id=troll.pk, reason="insults in chat",
-                                 table_id=table_id, message_id=message.pk)
+                                 table_id=table_pk_from_public(table_id),
+                                 message_id=message.pk)
         return troll
 
     troll = await database_sync_to_async(seed_chat_and_report)()

@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 async def _wait_finished(table_id: str, timeout: float = 120) -> Table:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        table = await database_sync_to_async(Table.objects.get)(pk=table_id)
+        table = await database_sync_to_async(Table.objects.get)(public_id=table_id)
         if table.status == "finished":
             return table
         await asyncio.sleep(0.2)
@@ -118,7 +118,7 @@ async def test_a_killed_worker_loses_no_move_and_applies_none_twice(django_db_se
 
         async def bot_moves() -> int:
             return await database_sync_to_async(
-                TableLogEntry.objects.filter(table_id=table_id, kind="bot").count)()
+                TableLogEntry.objects.filter(table__public_id=table_id, kind="bot").count)()
 
         end = time.monotonic() + 60
         while await bot_moves() < 15 and time.monotonic() < end:
@@ -132,7 +132,7 @@ async def test_a_killed_worker_loses_no_move_and_applies_none_twice(django_db_se
         stopped_at = await bot_moves()
         await asyncio.sleep(1.5)
         assert await bot_moves() == stopped_at, "nothing plays without a worker"
-        table = await database_sync_to_async(Table.objects.get)(pk=table_id)
+        table = await database_sync_to_async(Table.objects.get)(public_id=table_id)
         assert table.status == "playing"
 
         second = start_worker(artifacts_dir, env, name="successor", concurrency=1)
@@ -140,7 +140,7 @@ async def test_a_killed_worker_loses_no_move_and_applies_none_twice(django_db_se
         assert await bot_moves() > stopped_at
         await database_sync_to_async(_check_log_replays)(table)
         keys = await database_sync_to_async(lambda: list(
-            TableLogEntry.objects.filter(table_id=table_id, kind="bot")
+            TableLogEntry.objects.filter(table__public_id=table_id, kind="bot")
             .values_list("idempotency_key", flat=True)))()
         assert len(keys) == len(set(keys))
     finally:

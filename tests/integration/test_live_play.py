@@ -88,7 +88,7 @@ def _assert_no_kato_leak(table: Table, seats: list[Seat]):
 async def test_four_clients_play_a_kato_match_to_its_end(live_server_url, celery_worker_proc):
     table_id, seats, _ = await play_match(live_server_url, "kato", {"rounds": 2}, people=4,
                                           seed=7)
-    table = await database_sync_to_async(Table.objects.get)(pk=table_id)
+    table = await database_sync_to_async(Table.objects.get)(public_id=table_id)
     assert table.status == "finished" and len(table.result["placings"]) == 4
     for seat in seats:
         assert_gapless(seat.updates)
@@ -106,7 +106,7 @@ async def test_a_short_match_of_each_other_game(live_server_url, celery_worker_p
     if game not in GAMES:
         pytest.skip(f"{game} is not registered yet")
     table_id, seats, _ = await play_match(live_server_url, game, options, people=people, seed=3)
-    table = await database_sync_to_async(Table.objects.get)(pk=table_id)
+    table = await database_sync_to_async(Table.objects.get)(public_id=table_id)
     assert table.status == "finished"
     for seat in seats:
         assert_gapless(seat.updates)
@@ -161,7 +161,7 @@ async def test_resume_with_after_seq_gets_exactly_the_missed_events(live_server_
                                  "v": table["version"]})
                 break
     last = await database_sync_to_async(
-        lambda: Table.objects.get(pk=table_id).last_seq)()
+        lambda: Table.objects.get(public_id=table_id).last_seq)()
     assert last > seen
     await b.connect(after_seq=seen)
     missed = []
@@ -199,7 +199,7 @@ async def test_two_moves_on_one_version_apply_exactly_once(live_server_url, cele
                       for r in results)
     assert outcomes == ["applied", "stale_version"]
     count = await database_sync_to_async(
-        lambda: TableLogEntry.objects.filter(table_id=table_id, kind="action").count())()
+        lambda: TableLogEntry.objects.filter(table__public_id=table_id, kind="action").count())()
     assert count == 1
 
 

@@ -76,14 +76,14 @@ async def test_a_ban_mid_match_closes_the_socket_refuses_the_token_and_a_bot_pla
     # The match goes on with a bot in his seat, to its end.
     await asyncio.wait_for(alice_plays, 90)
     await a.disconnect()
-    table = await database_sync_to_async(Table.objects.get)(pk=table_id)
+    table = await database_sync_to_async(Table.objects.get)(public_id=table_id)
     assert table.status == "finished"
 
     def facts():
-        seat = Seat.objects.get(table_id=table_id, player_id=bob_id)
-        took_over = TableLogEntry.objects.get(table_id=table_id, kind="seats",
+        seat = Seat.objects.get(table__public_id=table_id, player_id=bob_id)
+        took_over = TableLogEntry.objects.get(table__public_id=table_id, kind="seats",
                                               events__0__type="bot_took_over")
-        bot_moves = TableLogEntry.objects.filter(table_id=table_id, kind="bot",
+        bot_moves = TableLogEntry.objects.filter(table__public_id=table_id, kind="bot",
                                                  seat=seat.position,
                                                  seq__gt=took_over.seq).count()
         audit = AuditLog.objects.get(action="player_ban")

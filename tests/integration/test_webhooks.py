@@ -94,7 +94,7 @@ def test_a_bot_tournament_sends_every_event_signed_with_retries_and_disabling(
             assert [len(x["players"]) for x in data["tables"]] == [4, 4]
             assert all(x["tableId"] for x in data["tables"]) and data["byes"] == []
         for data in events["tournament.table_finished"]:
-            link = TournamentTable.objects.get(table_id=int(data["table"]["tableId"]))
+            link = TournamentTable.objects.get(table__public_id=data["table"]["tableId"])
             assert {x["id"]: x["placing"] for x in data["table"]["placings"]} == link.placings
             assert len(link.placings) == 4
         assert events["tournament.player_disqualified"][0]["player"]["id"] == str(

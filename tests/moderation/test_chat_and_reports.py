@@ -13,6 +13,7 @@ from django.utils import timezone
 from accounts.models import Player
 from games import moderation
 from games.models import AuditLog, ChatMessage, LogKind, Report, Table, TableLogEntry
+from games.selectors import table_pk_from_public
 
 from .conftest import playing_table, staff_groups
 
@@ -59,7 +60,7 @@ def mod(db):
 
 @pytest.fixture
 def table_id(alice, bob):
-    return str(playing_table(alice.player, bob.player).pk)
+    return playing_table(alice.player, bob.player).public_id
 
 
 def say(client, table_id, text):
@@ -97,7 +98,7 @@ def test_chat_text_is_one_to_five_hundred_characters(alice, table_id, text, code
 def test_spectators_chat_only_where_the_table_allows_it(gql, alice, bob):
     carol = guest(gql, "Carol")
     closed = playing_table(alice.player, bob.player)
-    assert say(carol, str(closed.pk), "hi")["errors"][0]["code"] == "chat_not_allowed"
+    assert say(carol, closed.public_id, "hi")["errors"][0]["code"] == "chat_not_allowed"
     open_id = alice(CREATE, {"input": {"game": "kato", "spectatorsMayChat": True,
                                        "seatCount": 2}})["createTable"]["table"]["id"]
     sent = say(carol, open_id, "hello from the stands")
@@ -123,7 +124,8 @@ def test_muted_players_cannot_chat_until_unmuted(alice, bob, table_id, mod):
     moderation.player_mute(actor=mod, player_id=alice.player.pk, reason="spam", until=until)
     # Also a player object read before the mute (a websocket's) is refused.
     with pytest.raises(chat.ChatError, match="muted until"):
-        chat.chat_message_send(player=alice.player, table_id=table_id, text="stale me")
+        chat.chat_message_send(player=alice.player, table_id=table_pk_from_public(table_id),
+                               text="stale me")
     error = say(alice, table_id, "let me talk")["errors"][0]
     assert error["code"] == "muted"
     assert until.strftime("%Y-%m-%dT%H:%M") in error["message"]
@@ -168,7 +170,7 @@ async def test_chat_and_its_hiding_arrive_live_in_table_events(alice, bob, table
     from channels.db import database_sync_to_async
 
     last_seq = await database_sync_to_async(
-        lambda: Table.objects.get(pk=table_id).last_seq)()
+        lambda: Table.objects.get(public_id=table_id).last_seq)()
     ws = await _socket(bob.token)
     await ws.send_json_to({"id": "1", "type": "subscribe", "payload": {
         "query": """subscription($t: ID!, $after: Int!) {
@@ -209,7 +211,7 @@ def test_reports_flow_from_the_api_to_the_admin_queue(client, alice, bob, table_
     assert data["errors"] == [] and data["report"]["status"] == "OPEN"
     report = Report.objects.get()
     assert (report.reporter, report.reported, report.table_id, report.message_id) == (
-        alice.player, bob.player, int(table_id), int(sent["id"]))
+        alice.player, bob.player, table_pk_from_public(table_id), int(sent["id"]))
     assert alice(REPORT, {"p": str(alice.player.pk), "r": "me"})["reportPlayer"]["errors"][0][
         "code"] == "cannot_report_self"
     assert alice(REPORT, {"p": str(bob.player.pk), "r": " "})["reportPlayer"]["errors"][0][
@@ -259,7 +261,7 @@ def test_the_audit_log_records_every_moderator_action(gql, alice, bob, table_id,
     page = staff(LOG, {"first": 5})["moderationLog"]
     assert [i["action"] for i in page["items"]] == [
         "table_abort", "player_unban", "player_ban", "player_tokens_revoke", "report_resolve"]
-    assert page["items"][0]["tableId"] == str(other.pk)
+    assert page["items"][0]["tableId"] == other.public_id
     rest = staff(LOG, {"first": 5, "after": page["nextCursor"]})["moderationLog"]
     assert len(rest["items"]) == 4 and rest["nextCursor"] is None
     refused = bob.raw(LOG, {"first": 5}).json()
@@ -270,7 +272,8 @@ def test_the_audit_log_records_every_moderator_action(gql, alice, bob, table_id,
 def test_only_moderators_may_use_the_moderation_services(alice, bob, table_id):
     for call in (
         lambda: moderation.player_ban(actor=alice.player, player_id=bob.player.pk, reason="x"),
-        lambda: moderation.table_abort(actor=alice.player, table_id=table_id, reason="x"),
+        lambda: moderation.table_abort(actor=alice.player, table_id=table_pk_from_public(table_id),
+                               reason="x"),
     ):
         with pytest.raises(moderation.ModerationError) as exc:
             call()

@@ -44,17 +44,18 @@ class TournamentTableType:
     placings: JSON | None = strawberry.field(
         description="Player id -> placing at this table, once it finished.")
     _player: strawberry.Private[object]
+    _table_pk: strawberry.Private[int]
 
     @classmethod
     def of(cls, link: TournamentTable, player) -> TournamentTableType:
-        return cls(number=link.number, table_id=strawberry.ID(str(link.table_id)),
+        return cls(number=link.number, table_id=strawberry.ID(link.table.public_id),
                    status=link.table.status,
                    players=[strawberry.ID(str(p)) for p in link.players],
-                   placings=link.placings, _player=player)
+                   placings=link.placings, _player=player, _table_pk=link.table_id)
 
     @strawberry.field(description="The game table itself: seats, your view, its events.")
     async def table(self) -> TableType | None:
-        table = await database_sync_to_async(game_selectors.table_get)(int(self.table_id))
+        table = await database_sync_to_async(game_selectors.table_get)(self._table_pk)
         return TableType.of(table, self._player)
 
 
@@ -217,7 +218,7 @@ class RatingType:
     async def history(self, first: int = 20) -> list[RatingChangeType]:
         rows = await database_sync_to_async(selectors.rating_history)(
             self._player_id, self.game, max(1, min(first, 100)))
-        return [RatingChangeType(table_id=strawberry.ID(str(c.match.table_id)),
+        return [RatingChangeType(table_id=strawberry.ID(c.table_public_id),
                                  placing=c.placing, mu_before=c.mu_before, mu_after=c.mu_after,
                                  sigma_after=c.sigma_after, ordinal_after=c.ordinal_after,
                                  created_at=c.created_at) for c in rows]

@@ -49,7 +49,7 @@ function route() {
   const path = location.pathname;
   let m;
   if (!token()) return signIn();
-  if ((m = path.match(/^\/t\/(\d+)/))) return tablePage(m[1]);
+  if ((m = path.match(/^\/t\/([A-Za-z0-9_-]+)/))) return tablePage(m[1]);
   if ((m = path.match(/^\/join\/([^/]+)/))) return joinByCode(decodeURIComponent(m[1]));
   if ((m = path.match(/^\/tournaments\/(\d+)/))) return tournamentPage(m[1]);
   if (path.startsWith('/tournaments')) return tournamentsPage();

@@ -698,6 +698,7 @@ export interface SwapInput {
 
 export interface Table {
   __typename?: "Table";
+  /** Opaque and random (not a counter): use it as it is, in every `tableId` and in links. */
   id: string;
   game: string;
   status: TableStatusEnum;
