@@ -33,7 +33,7 @@ urlpatterns = [
     path("health/live", health.live),
     path("health/ready", health.ready),
     path("metrics", metrics.metrics_view),
-    path("api/tables/<int:table_id>/replay.json", game_views.replay_json, name="table-replay"),
+    path("api/tables/<str:table_id>/replay.json", game_views.replay_json, name="table-replay"),
     # Tournament exports and calendars (docs/tournaments.md): stable URLs, no sign-in.
     path("api/tournaments/<int:tournament_id>/standings.csv", tournament_views.standings_csv),
     path("api/tournaments/<int:tournament_id>/standings.json", tournament_views.standings_json),

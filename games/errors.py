@@ -14,7 +14,9 @@ CODES = (
     "not_enough_players", "game_over", "stale_version", "unknown_game", "invalid_options",
     "invalid_bot_level", "spectators_not_allowed", "invalid_seat_count", "invalid_turn_clock",
     "invalid_visibility", "invalid_idempotency_key", "idempotency_key_reused", "busy",
-    "banned", "bad_after_seq", "invalid_cursor", "malformed_action",
+    "banned", "bad_after_seq", "invalid_cursor", "malformed_action", "invalid_spectator_delay",
+    # replays
+    "not_finished", "not_started",
     # chat
     "chat_not_allowed", "invalid_text", "muted", "table_closed",
     # moderation

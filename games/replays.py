@@ -54,11 +54,14 @@ def may_read(table: Table, player) -> bool:
 
 
 def replay_for(table_id, player) -> dict:
+    # ``table_id``: a client's public id (a string), or a PublicTableId / internal key.
     """The replay document of an ended match for ``player``. Errors: ``not_found`` (no such
     table, or a private one that is not theirs: the same answer), ``not_finished`` (the
     match has not ended: nothing of it is revealed), ``not_started`` (ended before a deal)."""
     from . import selectors
 
+    if isinstance(table_id, str) and not isinstance(table_id, selectors.PublicTableId):
+        table_id = selectors.public_table_id(table_id)
     table = selectors.table_get(table_id)
     if not may_read(table, player):
         raise GameError("not_found", "no such table", field="tableId")
@@ -102,7 +105,7 @@ def replay_document(table: Table) -> dict:
     return {
         "format": FORMAT,
         "table": {
-            "id": str(table.pk), "game": table.game, "status": table.status,
+            "id": table.public_id, "game": table.game, "status": table.status,
             "visibility": table.visibility, "tournament_table": table.tournament_table,
             "created_at": table.created_at.isoformat(),
             "started_at": table.started_at.isoformat() if table.started_at else None,

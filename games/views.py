@@ -17,7 +17,7 @@ from . import replays
 
 
 @require_GET
-def replay_json(request, table_id: int):
+def replay_json(request, table_id: str):
     try:
         document = replays.replay_for(table_id, request_player(request))
     except DomainError as exc:

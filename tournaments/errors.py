@@ -18,6 +18,10 @@ CODES = (
     "invalid_bot_level", "invalid_name",
     # webhooks
     "invalid_url", "invalid_events", "too_many_endpoints",
+    # exports, spectator delay, manual control
+    "not_elimination", "invalid_spectator_delay", "already_paused", "not_paused",
+    "tournament_over", "no_pending_round", "no_such_table", "not_in_round", "not_at_table",
+    "same_table", "table_too_small", "already_bye", "reason_required",
 )
 
 

@@ -75,7 +75,7 @@ def pairings_json(t: Tournament) -> dict:
         for link in rnd.tables.all():
             placings = link.placings or {}
             tables.append({
-                "number": link.number, "table_id": str(link.table_id),
+                "number": link.number, "table_id": link.table.public_id,
                 "status": link.table.status, "seats": link.seats,
                 "players": [{"seat": seat, "player_id": str(p), "player": names.get(p, ""),
                              "placing": placings.get(str(p))}

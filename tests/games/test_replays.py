@@ -55,11 +55,11 @@ def _export(client, table_id, token=None):
 def test_every_game_rebuilds_from_its_export_to_the_stored_final_state(client):
     for game, options, players in MATCHES:
         table = _bot_match(game, options, players)
-        response = _export(client, table.pk)
+        response = _export(client, table.public_id)
         assert response.status_code == 200
         assert response["Content-Type"] == "application/json; charset=utf-8"
         assert response["Content-Disposition"] == (
-            f'inline; filename="stapel-table-{table.pk}-replay.json"')
+            f'inline; filename="stapel-table-{table.public_id}-replay.json"')
         doc = json.loads(response.content)
         assert doc["format"] == "stapel-replay/1"
         assert rebuild(doc) == table.state == doc["final_state"], game
@@ -100,8 +100,8 @@ def test_the_deck_is_the_draw_order_of_the_first_deal(game):
 
 def test_the_graphql_replay_is_the_export(client, gql):
     table = _bot_match("kato", {"rounds": 1}, 2)
-    replay = gql(REPLAY, {"id": str(table.pk)})["tableReplay"]
-    assert replay["document"] == json.loads(_export(client, table.pk).content)
+    replay = gql(REPLAY, {"id": table.public_id})["tableReplay"]
+    assert replay["document"] == json.loads(_export(client, table.public_id).content)
     assert replay["seed"] == str(table.seed) and replay["game"] == "kato"
     assert replay["finalState"] == table.state
     assert [s["seq"] for s in replay["steps"]] == [s["seq"] for s in replay["document"]["steps"]]
@@ -113,7 +113,7 @@ def _private_match(alice, bob):
     assert bob("mutation($c: String!) { joinTable(inviteCode: $c) { errors { code } } }",
                {"c": table["inviteCode"]})["joinTable"]["errors"] == []
     assert alice(START, {"id": table["id"]})["startTable"]["errors"] == []
-    return Table.objects.get(pk=table["id"])
+    return Table.objects.get(public_id=table["id"])
 
 
 def _staff_token() -> str:
@@ -127,22 +127,22 @@ def test_nothing_of_a_running_match_leaks_to_anyone_but_staff(gql, client):
     table = _private_match(alice, bob)
     hands = [card for hand in table.state["hands"] for card in hand]
     for who in (alice, bob, eve, gql):
-        body = who.raw(REPLAY, {"id": str(table.pk)}).json()
+        body = who.raw(REPLAY, {"id": table.public_id}).json()
         assert body["data"] is None
         (error,) = body["errors"]
         assert error["extensions"]["code"] in ("not_finished", "not_found")
-        response = _export(client, table.pk, who.token)
+        response = _export(client, table.public_id, who.token)
         assert response.status_code in (409, 404)
         for text in (json.dumps(body), response.content.decode()):
             assert str(table.seed) not in text and "deck" not in text and "hand" not in text
     # The players learn that it runs; outsiders that it does not exist.
-    assert alice.raw(REPLAY, {"id": str(table.pk)}).json()["errors"][0]["extensions"][
+    assert alice.raw(REPLAY, {"id": table.public_id}).json()["errors"][0]["extensions"][
         "code"] == "not_finished"
-    assert _export(client, table.pk, eve.token).status_code == 404
-    assert _export(client, table.pk).json() == {"error": {"code": "not_found",
+    assert _export(client, table.public_id, eve.token).status_code == 404
+    assert _export(client, table.public_id).json() == {"error": {"code": "not_found",
                                                           "message": "no such table"}}
     # Staff see the private table exists, and still no replay while it runs.
-    response = _export(client, table.pk, _staff_token())
+    response = _export(client, table.public_id, _staff_token())
     assert response.status_code == 409 and response.json()["error"]["code"] == "not_finished"
     assert hands  # the deal happened; none of its cards appeared above
     for card in set(hands):
@@ -155,27 +155,27 @@ def test_an_ended_private_match_is_for_its_players_and_staff(gql, client):
     services.table_abort(actor=None, table_id=table.pk, reason="test")
     table.refresh_from_db()
     for who in (alice, bob):
-        assert _export(client, table.pk, who.token).json()["final_state"] == table.state
-        assert who(REPLAY, {"id": str(table.pk)})["tableReplay"]["seed"] == str(table.seed)
-    assert _export(client, table.pk, _staff_token()).status_code == 200
-    assert _export(client, table.pk, eve.token).status_code == 404
-    assert _export(client, table.pk).status_code == 404
-    assert eve.raw(REPLAY, {"id": str(table.pk)}).json()["errors"][0]["extensions"][
+        assert _export(client, table.public_id, who.token).json()["final_state"] == table.state
+        assert who(REPLAY, {"id": table.public_id})["tableReplay"]["seed"] == str(table.seed)
+    assert _export(client, table.public_id, _staff_token()).status_code == 200
+    assert _export(client, table.public_id, eve.token).status_code == 404
+    assert _export(client, table.public_id).status_code == 404
+    assert eve.raw(REPLAY, {"id": table.public_id}).json()["errors"][0]["extensions"][
         "code"] == "not_found"
 
 
 def test_an_ended_public_match_is_for_anyone_and_a_bad_token_is_refused(client):
     table = _bot_match("kato", {"rounds": 1}, 2)
-    assert _export(client, table.pk).status_code == 200
-    response = _export(client, table.pk, "nonsense")
+    assert _export(client, table.public_id).status_code == 200
+    response = _export(client, table.public_id, "nonsense")
     assert response.status_code == 401 and response.json()["error"]["code"] == "invalid_token"
     assert _export(client, 10**9).status_code == 404
-    assert client.post(f"/api/tables/{table.pk}/replay.json").status_code == 405
+    assert client.post(f"/api/tables/{table.public_id}/replay.json").status_code == 405
 
 
 def test_a_table_aborted_before_its_deal_has_no_replay(gql, client):
     alice = guest(gql, "Alice")
     table = create(alice, seatCount=2)["table"]
-    services.table_abort(actor=None, table_id=table["id"], reason="test")
+    services.table_abort(actor=None, table_id=Table.objects.get(public_id=table["id"]).pk, reason="test")
     response = _export(client, table["id"], alice.token)
     assert response.status_code == 409 and response.json()["error"]["code"] == "not_started"

@@ -18,7 +18,7 @@ def test_a_table_takes_a_spectator_delay_of_up_to_an_hour(gql):
     made = alice(CREATE.replace("seatCount options", "seatCount options spectatorDelaySeconds"),
                  {"input": {"game": "kato", "spectatorDelaySeconds": 90}})["createTable"]
     assert made["errors"] == [] and made["table"]["spectatorDelaySeconds"] == 90
-    assert Table.objects.get(pk=made["table"]["id"]).spectator_delay_seconds == 90
+    assert Table.objects.get(public_id=made["table"]["id"]).spectator_delay_seconds == 90
     for bad in (-1, 3601):
         refused = alice(CREATE, {"input": {"game": "kato", "spectatorDelaySeconds": bad}})[
             "createTable"]

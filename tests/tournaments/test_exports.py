@@ -66,7 +66,7 @@ def test_standings_and_pairings_as_csv_and_json(client):
     assert len(byes) == 2 and all(r["table"] == "" for r in byes)  # 9 players, tables of 4
     assert {r["round"] for r in rows} == {"1", "2"}
     for link in links:
-        mine = [r for r in seated if r["table_id"] == str(link.table_id)]
+        mine = [r for r in seated if r["table_id"] == link.table.public_id]
         assert [int(r["player_id"]) for r in mine] == link.players
         assert {r["player_id"]: int(r["placing"]) for r in mine} == link.placings
 
