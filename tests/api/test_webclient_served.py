@@ -4,7 +4,7 @@ import pytest
 from django.contrib.staticfiles import finders
 
 
-@pytest.mark.parametrize("path", ["/", "/t/12", "/t/Ab-9_xYz12Qw", "/join/AbC-d", "/tournaments/3", "/leaderboard"])
+@pytest.mark.parametrize("path", ["/", "/t/12", "/t/Ab-9_xYz12Qw", "/t/Ab-9_xYz12Qw/replay", "/join/AbC-d", "/tournaments/3", "/leaderboard"])
 def test_the_page_is_served_at_the_lobby_and_deep_links(client, path):
     response = client.get(path)
     assert response.status_code == 200
@@ -14,7 +14,7 @@ def test_the_page_is_served_at_the_lobby_and_deep_links(client, path):
 
 def test_the_modules_are_found_as_static_files():
     for name in ("js/app.js", "js/api.js", "js/cards.js", "js/games.js", "js/i18n.js",
-                 "css/app.css"):
+                 "js/replay.js", "css/app.css"):
         assert finders.find(f"webclient/{name}"), name
 
 

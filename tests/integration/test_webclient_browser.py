@@ -462,3 +462,47 @@ async def test_a_stale_move_refreshes_the_table_without_a_word(
             assert await page.locator("#flash").is_hidden()
         except Exception as failure:
             raise AssertionError(await _failure(page, artifacts_dir, "stale")) from failure
+
+
+async def test_a_finished_match_is_watched_again_step_by_step(
+        live_server_url, celery_worker_proc, artifacts_dir):
+    """A short KaTO match against a bot, then its replay from the table page: the arrow keys
+    and buttons step through it, each step reads as sentences, the hands dealt are revealed,
+    and the last step shows the match result."""
+    async with _playwright().async_playwright() as pw, Browser(pw) as b:
+        page = await b.person(live_server_url, "Ada")
+        try:
+            await _create_table(page, "kato", {"rounds": 1, "hand_size": 3}, seats=2)
+            await _add_bots(page, 1)
+            await page.click("#start")
+            await page.wait_for_selector(".hand .card")
+            await _play_to_the_end([page], artifacts_dir, "webclient-replay-mid.png", timeout=30)
+            await page.click("#replay-link")
+            await page.wait_for_selector("#rv-counter[data-step='1']")
+            counter = await page.text_content("#rv-counter")
+            total = int(re.fullmatch(r"Step 1 of (\d+)", counter).group(1))
+            assert total > 4
+            assert await page.locator("#rv-first").is_disabled()
+            await page.keyboard.press("ArrowRight")
+            await page.wait_for_selector("#rv-counter[data-step='2']")
+            await page.click("#rv-last")
+            await page.wait_for_selector(f"#rv-counter[data-step='{total}']")
+            assert await page.locator("#rv-hands li").count() == 2
+            assert await page.locator("#rv-forward").is_disabled()
+            await page.wait_for_selector("#rv-winner:has-text('Winner')")
+            assert await page.locator("#rv-result table.results tr.final").count() == 1
+            assert await page.locator("#rv-events li", has_text="Final placings").count() == 1
+            await page.screenshot(path=artifacts_dir / "webclient-replay.png", full_page=True)
+            for step in range(total - 1, total - 4, -1):
+                await page.keyboard.press("ArrowLeft")
+                await page.wait_for_selector(f"#rv-counter[data-step='{step}']")
+            assert await page.locator("#rv-winner").count() == 0
+            await page.click("#rv-back")
+            await page.wait_for_selector(f"#rv-counter[data-step='{total - 4}']")
+            await page.keyboard.press("Home")
+            await page.wait_for_selector("#rv-counter:has-text('Step 1 of')")
+            moves = await page.locator("#rv-events li").all_text_contents()
+            assert moves and not any("=" in m or "{" in m for m in moves), moves
+            assert not page.errors
+        except Exception as failure:
+            raise AssertionError(await _failure(page, artifacts_dir, "replay")) from failure

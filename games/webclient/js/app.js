@@ -11,6 +11,7 @@
 import { gql, socket, token, setToken, firstError, ApiError } from './api.js';
 import { t, has, lang, setLang } from './i18n.js';
 import { cardElement, cardLabel, esc } from './cards.js';
+import { replayPage } from './replay.js';
 import { GAME_NAMES, displayOrder, targetsOf, actionLabel, actionClass, describeEvent, seatExtras, centre, resultsTable, callWord } from './games.js';
 
 const main = /** @type {HTMLElement} */ (document.getElementById('main'));
@@ -49,6 +50,7 @@ function route() {
   const path = location.pathname;
   let m;
   if (!token()) return signIn();
+  if ((m = path.match(/^\/t\/([A-Za-z0-9_-]+)\/replay\/?$/))) return replayPage(main, m[1], sayError, cleanups);
   if ((m = path.match(/^\/t\/([A-Za-z0-9_-]+)/))) return tablePage(m[1]);
   if ((m = path.match(/^\/join\/([^/]+)/))) return joinByCode(decodeURIComponent(m[1]));
   if ((m = path.match(/^\/tournaments\/(\d+)/))) return tournamentPage(m[1]);
@@ -274,6 +276,7 @@ async function tablePage(id) {
       ${seats.length ? `<ul class="seats">${seats.join('')}</ul>` : ''}${invite}
       ${open && !mine ? `<button id="join">${t('join')}</button>` : ''}
       ${open && isCreator ? `<button id="addbot">${t('addBot')}</button> <button id="start">${t('start')}</button>` : ''}
+      ${tb.status === 'FINISHED' || tb.status === 'ABORTED' ? `<p><a class="button" id="replay-link" href="/t/${tb.id}/replay">▶ ${t('watchReplay')}</a></p>` : ''}
       ${!mine ? `<p class="note">${t('spectator')}</p>` : ''}`;
     const on = (/** @type {string} */ sel, /** @type {() => Promise<void>} */ fn) => main.querySelector(sel)?.addEventListener('click', fn);
     on('#join', () => mutate(`mutation($id: ID!) { joinTable(tableId: $id) { errors { code message retryAfter } } }`, 'joinTable'));

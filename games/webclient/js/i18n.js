@@ -4,6 +4,10 @@
 /** @type {Record<string, Record<string, string>>} */
 const STRINGS = {
   en: {
+    replay: 'Replay', watchReplay: 'Watch the replay', backToTable: 'Back to the table', rvStep: 'Step {i} of {n}',
+    rvFirst: 'First step', rvBack: 'Back', rvForward: 'Forward', rvLast: 'Last step', rvKeys: 'Keys: ← and → step, Home and End jump.',
+    rvDealt: '{p} is dealt', rvHands: 'Hands as dealt (revealed by the replay)',
+    err_not_finished: 'The replay is there once the match has ended.', err_not_started: 'This table ended before the first deal: there is nothing to replay.',
     lobby: 'Lobby', name: 'Your name', signIn: 'Play as guest', newTable: 'New table', game: 'Game',
     seats: 'Seats', visibility: 'Visibility', public: 'Public', private: 'Private', clock: 'Turn clock (s)',
     create: 'Create table', join: 'Join', watch: 'Watch', open: 'Open', tables: 'Tables', noTables: 'No open tables.',
@@ -77,6 +81,10 @@ const STRINGS = {
     err_bad_invite_code: 'That invite link is not valid.', err_invalid_input: 'Please check what you entered.',
   },
   de: {
+    replay: 'Wiederholung', watchReplay: 'Partie nachspielen', backToTable: 'Zurück zum Tisch', rvStep: 'Schritt {i} von {n}',
+    rvFirst: 'Erster Schritt', rvBack: 'Zurück', rvForward: 'Weiter', rvLast: 'Letzter Schritt', rvKeys: 'Tasten: ← und → blättern, Pos1 und Ende springen.',
+    rvDealt: '{p} bekommt', rvHands: 'Ausgeteilte Hände (von der Wiederholung aufgedeckt)',
+    err_not_finished: 'Die Wiederholung gibt es, sobald die Partie beendet ist.', err_not_started: 'Dieser Tisch endete vor dem ersten Austeilen: es gibt nichts nachzuspielen.',
     lobby: 'Lobby', name: 'Dein Name', signIn: 'Als Gast spielen', newTable: 'Neuer Tisch', game: 'Spiel',
     seats: 'Plätze', visibility: 'Sichtbarkeit', public: 'Öffentlich', private: 'Privat', clock: 'Zugzeit (s)',
     create: 'Tisch eröffnen', join: 'Mitspielen', watch: 'Zuschauen', open: 'Öffnen', tables: 'Tische', noTables: 'Keine offenen Tische.',
