@@ -501,6 +501,14 @@ async def test_a_finished_match_is_watched_again_step_by_step(
             await page.wait_for_selector(f"#rv-counter[data-step='{total - 4}']")
             await page.keyboard.press("Home")
             await page.wait_for_selector("#rv-counter:has-text('Step 1 of')")
+            # Forward to the first deal: the hands only their seats saw are revealed.
+            for step in range(2, total + 1):
+                await page.keyboard.press("ArrowRight")
+                await page.wait_for_selector(f"#rv-counter[data-step='{step}']")
+                if await page.locator("#rv-events li.revealed[data-type=dealt]").count():
+                    break
+            assert await page.locator("#rv-events li.revealed[data-type=dealt] .card").count() == 6
+            await page.screenshot(path=artifacts_dir / "webclient-replay-deal.png", full_page=True)
             moves = await page.locator("#rv-events li").all_text_contents()
             assert moves and not any("=" in m or "{" in m for m in moves), moves
             assert not page.errors
