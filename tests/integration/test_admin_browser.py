@@ -65,7 +65,9 @@ async def test_a_moderator_opens_a_table_and_bans_a_player_in_the_browser(
             await page.click("text=Tables")
             await page.wait_for_selector("#result_list")
             await page.screenshot(path=artifacts_dir / "admin-2-tables.png", full_page=True)
-            await page.click(f"#result_list a[href$='/games/table/{table_id}/change/']")
+            # The admin names tables by their key (staff only); the API by their public id.
+            table_pk = await database_sync_to_async(table_pk_from_public)(table_id)
+            await page.click(f"#result_list a[href$='/games/table/{table_pk}/change/']")
             await page.wait_for_selector(".stapel-hands")
             assert await page.locator(".stapel-card").count() > 0
             await page.screenshot(path=artifacts_dir / "admin-3-table.png", full_page=True)
