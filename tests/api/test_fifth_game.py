@@ -253,5 +253,5 @@ def test_high_card_is_playable_through_the_api(api, gql):
     mine = view["hand"][0]
     assert table["view"]["played"][0] == mine
     assert table["view"]["winner"] == (0 if mine == "high" else 1)
-    assert Table.objects.get(pk=table_id).result["placings"] == (
+    assert Table.objects.get(public_id=table_id).result["placings"] == (
         [1, 2] if mine == "high" else [2, 1])

@@ -171,7 +171,7 @@ async def test_act_answers_the_same_on_both_paths_for_moves_and_mistakes(players
 def test_act_over_http_answers_the_same_on_both_paths(players, settings):
     alice, bob = players
     table_id = _setup(alice, bob)
-    table = Table.objects.get(pk=table_id)
+    table = Table.objects.get(public_id=table_id)
     engine = GAMES[table.game]
     seat = engine.actors(table.state)[0]
     mover, other = (alice, bob) if seat == 0 else (bob, alice)

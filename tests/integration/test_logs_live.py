@@ -39,7 +39,7 @@ async def _wait_for(path: Path, match, timeout: float = 30) -> list[dict]:
 async def _finished(table_id: str, timeout: float = 120) -> None:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        table = await database_sync_to_async(Table.objects.get)(pk=table_id)
+        table = await database_sync_to_async(Table.objects.get)(public_id=table_id)
         if table.status == "finished":
             return
         await asyncio.sleep(0.3)

@@ -126,7 +126,7 @@ def _check_exports(base_url: str, tournament_id: int) -> None:
         "table")
     with httpx.Client(base_url=base_url, timeout=30) as http:
         for link in links:
-            response = http.get(f"/api/tables/{link.table_id}/replay.json")
+            response = http.get(f"/api/tables/{link.table.public_id}/replay.json")
             assert response.status_code == 200
             assert rebuild(response.json()) == link.table.state
         rows = list(csv.DictReader(io.StringIO(
