@@ -11,6 +11,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 EVENTS = """query($id: ID!) { table(id: $id) { status version result
   events(limit: 500) { events { type data } }
   view { ... on KatoView { actors legalActions lastResult } } } }"""
+PAGE = """query($id: ID!, $after: Int!) { table(id: $id) {
+  events(afterSeq: $after, limit: 500) { seq events { type data } } } }"""
 ADD_BOT = """mutation($id: ID!) { addBot(tableId: $id, level: "random") { errors { code } } }"""
 
 
@@ -36,8 +38,15 @@ def test_event_data_and_results_have_camel_case_keys(gql):
             alice(ACT, {"id": table_id, "a": table["view"]["legalActions"][0],
                         "v": table["version"]})
     assert table["status"] == "FINISHED"
-    data = [e["data"] for update in table["events"] for e in update["events"]]
-    types = {e["type"] for update in table["events"] for e in update["events"]}
+    updates, after = [], 0
+    while True:  # a long match has more than one page of log entries
+        page = alice(PAGE, {"id": table_id, "after": after})["table"]["events"]
+        if not page:
+            break
+        updates += page
+        after = page[-1]["seq"]
+    data = [e["data"] for update in updates for e in update["events"]]
+    types = {e["type"] for update in updates for e in update["events"]}
     assert {"round_started", "played", "round_over", "match_over"} <= types
     found = keys(data) | keys(table["result"])
     assert {"handCounts", "pointsLeft", "roundsPlayed", "displayName"} <= found

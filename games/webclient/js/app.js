@@ -673,6 +673,13 @@ async function tournamentPage(id) {
   };
   await load();
   cleanups.push(socket.subscribe(() => ({ query: `subscription($id: ID!) { tournamentEvents(tournamentId: $id) { kind status round tableId } }`, variables: { id } }), () => load()));
+  // Tournament events are delivered at most once: while it runs, read it again now and then,
+  // so a lost event (or one sent before the subscription took hold) is caught up.
+  const poll = setInterval(() => {
+    const status = main.querySelector('#tstatus')?.getAttribute('data-status');
+    if (status && status !== 'FINISHED' && status !== 'CANCELLED') load();
+  }, 5000);
+  cleanups.push(() => clearInterval(poll));
 }
 
 async function leaderboardPage() {
