@@ -15,6 +15,7 @@ records exactly what one write published and queued.
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
@@ -186,8 +187,9 @@ def _on_commit(table: Table, entry: TableLogEntry, seats, *, lobby: bool, tasks)
             "game": table.game}))
     finished = (entry.kind in (LogKind.NEXT_ROUND, LogKind.ABORT)
                 and table.status in (TableStatus.FINISHED, TableStatus.ABORTED))
-    if _CAPTURE:
-        _CAPTURE[-1].changes.append(Recorded(entry=entry, messages=messages, tasks=tasks,
+    captures = getattr(_CAPTURE, "stack", None)
+    if captures:
+        captures[-1].changes.append(Recorded(entry=entry, messages=messages, tasks=tasks,
                                              finished=finished))
     transaction.on_commit(partial(realtime.send, messages))
     for name, table_id, version, countdown in tasks:
@@ -201,8 +203,9 @@ def _on_commit(table: Table, entry: TableLogEntry, seats, *, lobby: bool, tasks)
 def broadcast(messages: list[tuple[str, dict]]) -> None:
     """Messages that are not a table's change (a ban's or a revocation's close, tournament
     news), sent through the same door: on commit, or at once outside a transaction."""
-    if _CAPTURE:
-        _CAPTURE[-1].broadcasts.extend(messages)
+    captures = getattr(_CAPTURE, "stack", None)
+    if captures:
+        captures[-1].broadcasts.extend(messages)
     transaction.on_commit(partial(realtime.send, messages))
 
 
@@ -230,15 +233,19 @@ class Captured:
         return [task[0] for change in self.changes for task in change.tasks]
 
 
-_CAPTURE: list[Captured] = []
+# Per thread: a write another thread makes meanwhile (a bot's turn on the in-process timer
+# queue) is not the block's.
+_CAPTURE = threading.local()
 
 
 @contextlib.contextmanager
 def capture():
-    """Record what the writes inside the block logged, published and queued (tests)."""
+    """Record what the writes of this thread inside the block logged, published and queued
+    (tests)."""
     captured = Captured()
-    _CAPTURE.append(captured)
+    stack = _CAPTURE.__dict__.setdefault("stack", [])
+    stack.append(captured)
     try:
         yield captured
     finally:
-        _CAPTURE.remove(captured)
+        stack.remove(captured)

@@ -62,14 +62,18 @@ def test_a_move_logs_once_publishes_each_audience_its_own_view_and_queues_nothin
 
 def test_a_move_queues_what_the_new_state_needs_with_the_new_version():
     table, alice, _ = playing_table(bots=1, people=1)
+    from games import scheduling
     from games.engine import GAMES
     from games.models import Table
 
     engine = GAMES["kato"]
-    for _ in range(30):  # play until a move of Alice's hands the turn to the bot
+    for _ in range(60):  # play until a move of Alice's hands the turn to the bot
+        scheduling.wait_idle(timeout=10)  # the bot's own turns, played in process
         table = Table.objects.get(pk=table.pk)
-        if engine.actors(table.state) != [0]:
+        if table.status != "playing":
             break
+        if engine.actors(table.state) != [0]:
+            continue
         with journal.capture() as captured:
             result = services.act(player=alice, table_id=table.pk,
                                   action=engine.legal_actions(table.state, 0)[0],
