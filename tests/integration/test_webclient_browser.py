@@ -457,10 +457,14 @@ async def test_a_stale_move_refreshes_the_table_without_a_word(
             assert await page.locator("#flash").is_hidden(), await page.text_content("#flash")
             # The next click is sent with the version the page has now, and plays.
             await page.wait_for_selector("#board[data-my-turn=true]")
-            while not await _step(page):
-                await page.wait_for_timeout(100)
-            await page.wait_for_function("""() => [...document.querySelectorAll('#moves li')]
-                .some(li => /^Ada (plays|draws|chooses)/.test(li.textContent))""")
+            played = """() => [...document.querySelectorAll('#moves li')]
+                .some(li => /^Ada (plays|draws|chooses)/.test(li.textContent))"""
+            for _ in range(20):  # a wild card takes two clicks (card, then colour)
+                if await page.evaluate(played):
+                    break
+                await _step(page)
+                await page.wait_for_timeout(200)
+            await page.wait_for_function(played)
             assert await page.locator("#flash").is_hidden()
         except Exception as failure:
             raise AssertionError(await _failure(page, artifacts_dir, "stale")) from failure
