@@ -9,6 +9,7 @@ nothing is written when they raise.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -63,19 +64,28 @@ def get_engine(game: str):
     return engine
 
 
+@contextlib.contextmanager
+def _busy_when_held():
+    """A statement that waited longer than the lock timeout (or was cancelled) answers
+    ``busy``: nothing was written, the same move may be sent again."""
+    try:
+        yield
+    except OperationalError as exc:
+        if type(exc.__cause__).__name__ not in ("LockNotAvailable", "QueryCanceled"):
+            raise
+        raise GameError("busy", "the table is busy; try again in a moment") from None
+
+
 def _lock(table_id, viewer: Player | None = None, invite_code: str | None = None) -> Table:
     """The table, locked. With ``viewer``: ``not_found`` where it does not exist for them
     (a private table they are not part of, see ``selectors.may_see``). ``table_id`` is an
     internal key or a client's ``selectors.PublicTableId`` (see ``selectors.table_key``)."""
     key = selectors.table_key(table_id)
     try:  # waits at most TABLE_LOCK_TIMEOUT_MS (the connection's lock_timeout)
-        table = Table.objects.select_for_update().get(**key)
+        with _busy_when_held():
+            table = Table.objects.select_for_update().get(**key)
     except Table.DoesNotExist:
         raise GameError("not_found", "no such table", field="tableId") from None
-    except OperationalError as exc:
-        if type(exc.__cause__).__name__ not in ("LockNotAvailable", "QueryCanceled"):
-            raise
-        raise GameError("busy", "the table is busy; try again in a moment") from None
     if viewer is not None and not selectors.may_see(table, viewer, invite_code):
         raise GameError("not_found", "no such table", field="tableId")
     return table
@@ -400,12 +410,8 @@ def _act_at_once(*, player: Player, table_id, action: dict, expected_version: in
     still the one read. None whenever the locked path must judge: anything unusual (not
     seated, not playing, stale, a seat to take back from a bot, a race) is answered there,
     with the same codes as always."""
-    try:
+    with _busy_when_held():
         snapshot = selectors.move_snapshot(table_id, key)
-    except OperationalError as exc:
-        if type(exc.__cause__).__name__ not in ("LockNotAvailable", "QueryCanceled"):
-            raise
-        raise GameError("busy", "the table is busy; try again in a moment") from None
     if snapshot is None:
         return None
     table, seats, prior = snapshot
@@ -424,14 +430,10 @@ def _act_at_once(*, player: Player, table_id, action: dict, expected_version: in
         raise GameError(exc.code, exc.message, field="action") from None
     table.state = state
     table.version += 1
-    try:
+    with _busy_when_held():
         entry = journal.record_move(table, expected_version=expected_version,
                                     kind=LogKind.ACTION, events=events, seat=seat.position,
                                     player=player, action=action, key=key, seats=seats)
-    except OperationalError as exc:
-        if type(exc.__cause__).__name__ not in ("LockNotAvailable", "QueryCanceled"):
-            raise
-        raise GameError("busy", "the table is busy; try again in a moment") from None
     if entry is None:
         return None
     metrics.move_applied_on_commit(table.game, LogKind.ACTION)
