@@ -30,9 +30,10 @@ migrate: install
 	$(PY) manage.py migrate --noinput
 
 # The whole product on one machine: SQLite, in-memory channel layer, in-process tasks.
-# (uvicorn picks its websockets-sansio protocol itself; naming the old one is deprecated.)
+# (uvicorn picks its websockets-sansio protocol itself; naming the old one is deprecated.
+# permessage-deflate is declined, as in deploy/: see docs/api.md, "Compression".)
 run: migrate
-	$(PY) -m uvicorn config.asgi:application --host $(HOST) --port $(PORT) --no-access-log
+	$(PY) -m uvicorn config.asgi:application --host $(HOST) --port $(PORT) --ws-per-message-deflate false --no-access-log
 
 test: install-test
 	$(PY) -m pytest $(PYTEST_ARGS)

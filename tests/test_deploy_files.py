@@ -74,3 +74,18 @@ def test_redbeat_keeps_the_schedule_in_redis_when_there_is_redis():
     if settings.REDIS_URL:
         assert settings.CELERY_BEAT_SCHEDULER == "redbeat.RedBeatScheduler"
         assert settings.CELERY_REDBEAT_REDIS_URL == settings.REDIS_URL
+
+
+def test_every_web_launch_declines_permessage_deflate():
+    """Compressing each ~1 KB frame cost more server CPU per move than the rest of the
+    websocket stack (docs/api.md, "Compression"): every place that starts uvicorn declines it."""
+    launches = {
+        "deploy/Dockerfile": (DEPLOY / "Dockerfile").read_text(),
+        "deploy/Procfile": (DEPLOY / "Procfile").read_text(),
+        "deploy/compose.yaml": " ".join(s["command"] for n, s in _compose()["services"].items()
+                                        if n.startswith("web")),
+        "Makefile": (ROOT / "Makefile").read_text(),
+    }
+    for name, text in launches.items():
+        assert "uvicorn" in text, name
+        assert re.search(r'--ws-per-message-deflate"?,?\s*"?false', text), name

@@ -15,6 +15,7 @@ back to ``act`` as it is (adding ``call: true`` inside ``play`` where the rules 
 from __future__ import annotations
 
 import keyword
+from functools import lru_cache
 from typing import Any
 
 import strawberry
@@ -29,6 +30,7 @@ _KIND_TYPES: dict[str, Any] = {"int": int, "seat": int, "str": str, "card": str,
                                "[int]": list[int]}
 
 
+@lru_cache(maxsize=4096)  # a few hundred distinct keys; every frame of every move asks
 def to_camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.capitalize() for part in rest)

@@ -142,14 +142,16 @@ def _prom_dir(logdir: Path, name: str) -> Path:
     return path
 
 
-def start_server(env: dict, logdir: Path, workers: int) -> tuple[Proc, str]:
+def start_server(env: dict, logdir: Path, workers: int, ws_impl: str = "websockets-sansio",
+                 deflate: bool = False) -> tuple[Proc, str]:
     import httpx
 
     port = _free_port()
     env = {**env, "PROMETHEUS_MULTIPROC_DIR": str(_prom_dir(logdir, "web"))}
     proc = Proc(["taskset", "-c", SERVER_CORES, sys.executable, "-m", "uvicorn",
                  "config.asgi:application", "--host", "127.0.0.1", "--port", str(port),
-                 "--workers", str(workers), "--ws", "websockets", "--log-level", "warning"],
+                 "--workers", str(workers), "--ws", ws_impl,
+                 "--ws-per-message-deflate", str(deflate).lower(), "--log-level", "warning"],
                 env, logdir / "server.log")
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
@@ -993,6 +995,12 @@ def main():
                         help="mean seconds between two moves at one table")
     parser.add_argument("--ws-compression", choices=["deflate", "none"], default="deflate",
                         help="offer permessage-deflate as browsers do (default) or not")
+    parser.add_argument("--server-ws", default="websockets-sansio",
+                        choices=["websockets", "websockets-sansio", "wsproto"],
+                        help="uvicorn's websocket implementation (the deploy recipe's by default)")
+    parser.add_argument("--server-deflate", choices=["on", "off"], default="off",
+                        help="whether the server accepts permessage-deflate (the deploy "
+                             "recipe declines it: see docs/api.md)")
     parser.add_argument("--no-extras", action="store_true",
                         help="skip the trivial-mutation, bot-turn and pgbench figures")
     parser.add_argument("--trivial-clients", type=int, default=8)
@@ -1016,14 +1024,16 @@ def main():
         args.seconds, args.tables, args.bot_samples = 4, [8], 30
     logdir = Path(tempfile.mkdtemp(prefix="stapel-bench-"))
     env = prepare_env(logdir)
-    server, url = start_server(env, logdir, args.web_workers)
+    server, url = start_server(env, logdir, args.web_workers, args.server_ws,
+                               args.server_deflate == "on")
     worker = None
     try:
         worker, worker_prom = start_worker(env, logdir)
         os.sched_setaffinity(0, {CLIENT_CORE})
         meter = Meter(server, worker, SqlCounter(url, worker_prom))
         print(f"stack: {args.web_workers} uvicorn worker(s) pinned to core {SERVER_CORES} "
-              f"(pid {server.pid}); load client pinned to core {CLIENT_CORE}; Celery worker "
+              f"(pid {server.pid}; --ws {args.server_ws}, permessage-deflate "
+              f"{args.server_deflate}); load client pinned to core {CLIENT_CORE}; Celery worker "
               f"(1 process) not pinned; logs in {logdir}")
         print(f"PostgreSQL: {where('postgres')}; Redis: {where('redis-server')}")
         print(f"SQL counted: statements through Django's cursor + psycopg's BEGIN and "
