@@ -126,6 +126,26 @@ def to_engine(value: Any) -> dict:
     raise GameError("malformed_action", "give exactly one move", field="action")
 
 
+# GraphQL name of each action type -> (the type, GraphQL name of each field -> the field).
+_FROM_API = {to_camel(t): (t, {to_camel(f): f for f in fields})
+             for t, fields in action_shapes(declarations()).items()}
+
+
+def engine_action(value: dict) -> dict:
+    """``to_engine`` for an ``ActionInput`` as graphql-core coerced it (a dict keyed by the
+    schema's names), without building the input object first (the compiled ``act``)."""
+    for name, fields in value.items():
+        if fields is None:
+            continue
+        type_, names = _FROM_API[name]
+        if type(fields) is bool:
+            if fields is not True:
+                raise GameError("malformed_action", f"'{name}' takes true", field="action")
+            return {"type": type_}
+        return {"type": type_, **{names[k]: v for k, v in fields.items() if v is not None}}
+    raise GameError("malformed_action", "give exactly one move", field="action")
+
+
 def to_api(action: dict) -> dict:
     """A legal action of the engine in the shape of ``ActionInput``."""
     type_ = action["type"]

@@ -24,7 +24,7 @@ from games.errors import GameError
 from games.models import Table
 
 from . import live
-from .actions import ActionInput, camel_keys
+from .actions import ActionInput, camel_keys, to_engine
 from .types import (
     GameInfo,
     GameView,
@@ -283,7 +283,7 @@ class Mutation:
     async def act(self, info: Info, table_id: strawberry.ID, action: ActionInput,
                   expected_version: int, idempotency_key: str | None = None) -> ActPayload:
         player = require_viewer(info)
-        return await live.act_payload(player=player, table_id=table_id, action=action,
+        return await live.act_payload(player=player, table_id=table_id, action=to_engine(action),
                                       expected_version=expected_version,
                                       idempotency_key=idempotency_key)
 
