@@ -1,16 +1,18 @@
 """Live table updates from the process that committed a change to every socket that watches.
 
-Each change is published once per audience (each seated person, the spectators) on a Redis
-pub/sub channel of its own, ``<prefix>live.<table>.<audience>``: one PUBLISH per audience,
-pipelined into one round trip. Every web process holds one subscriber connection, subscribed
-to the channels its sockets watch, and hands each message, decoded once, to every local
-listener of that channel. Compared with a channel-layer group per socket, a message crosses
-Redis once per node instead of once per socket, and nothing is queued per consumer.
+Each change is rendered once per audience (each seated person, the spectators); every
+audience has its own listener key, ``<prefix>live.<table>.<audience>``. On Redis a change is
+ONE publish on its table's pub/sub channel, ``<prefix>live.<table>``, carrying every
+audience's payload: every web process holds one subscriber connection, subscribed to the
+tables its sockets watch, decodes each message once and hands each audience's payload to
+the local listeners of that audience only. One publish and one read per change, not one per
+audience, is what a move costs Redis and the subscriber connection (the payloads are
+redacted per audience before they leave; Redis is the service's own).
 
 The publishing process delivers to its own sockets directly (no trip through Redis and
-back); other processes get it from Redis. Delivery is at most once, as with the channel layer: a subscriber that misses a message sees
-a gap in ``seq`` and fills it from the log. Without ``REDIS_URL`` (the embedded default) the
-same interface works inside the process.
+back); other processes get it from Redis. Delivery is at most once, as with the channel
+layer: a subscriber that misses a message sees a gap in ``seq`` and fills it from the log.
+Without ``REDIS_URL`` (the embedded default) the same interface works inside the process.
 
 Pub/sub channels are not scoped by Redis database number, so the prefix names this
 deployment's database and Redis database: two stacks on one Redis never hear each other.
@@ -44,7 +46,14 @@ def prefix() -> str:
 
 
 def key(table_id: int, audience: str) -> str:
+    """The listener key of one audience of a table."""
     return f"{prefix()}live.{table_id}.{audience}"
+
+
+def redis_channel(listener_key: str) -> str:
+    """The table's pub/sub channel a listener key is carried on (``<prefix>live.<table>``)."""
+    head = listener_key.rindex("live.") + 5
+    return listener_key[:listener_key.index(".", head)]
 
 
 # Each process hands its own publications to its local listeners at once, and skips them when
@@ -52,8 +61,8 @@ def key(table_id: int, audience: str) -> str:
 NODE = uuid.uuid4().hex.encode()
 
 
-def _encode(message: dict) -> bytes:
-    return NODE + orjson.dumps(message)
+def _encode(pairs: list[tuple[str, dict]]) -> bytes:
+    return NODE + orjson.dumps(pairs)
 
 
 # --- publishing (from any thread) ----------------------------------------------------------
@@ -82,9 +91,16 @@ def publish(messages: list[tuple[str, dict]]) -> None:
     _LOCAL.deliver(messages)
     if not settings.REDIS_URL:
         return
+    by_table: dict[str, list] = {}
+    for listener_key, message in messages:
+        by_table.setdefault(redis_channel(listener_key), []).append((listener_key, message))
+    if len(by_table) == 1:  # one change: one command, no pipeline
+        ((channel, pairs),) = by_table.items()
+        _redis().publish(channel, _encode(pairs))
+        return
     pipe = _redis().pipeline(transaction=False)
-    for channel, message in messages:
-        pipe.publish(channel, _encode(message))
+    for channel, pairs in by_table.items():
+        pipe.publish(channel, _encode(pairs))
     pipe.execute()
 
 
@@ -95,30 +111,41 @@ class _Hub:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.listeners: dict[str, set[Listener]] = {}
+        self.listeners: dict[str, set[Listener]] = {}  # by listener key (table, audience)
+        self.tables: dict[str, int] = {}  # Redis channel -> listener keys listened to on it
         self.pubsub = None
         self.reader: asyncio.Task | None = None
 
-    async def add(self, channel: str, listener: Listener) -> None:
-        first = channel not in self.listeners
-        self.listeners.setdefault(channel, set()).add(listener)
-        if first and settings.REDIS_URL:
+    async def add(self, listener_key: str, listener: Listener) -> None:
+        first = listener_key not in self.listeners
+        self.listeners.setdefault(listener_key, set()).add(listener)
+        if not first:
+            return
+        channel = redis_channel(listener_key)
+        self.tables[channel] = self.tables.get(channel, 0) + 1
+        if self.tables[channel] == 1 and settings.REDIS_URL:
             await self._pubsub().subscribe(channel)
             if self.reader is None or self.reader.done():
                 self.reader = self.loop.create_task(self._read())
 
-    async def remove(self, channel: str, listener: Listener) -> None:
-        listeners = self.listeners.get(channel)
+    async def remove(self, listener_key: str, listener: Listener) -> None:
+        listeners = self.listeners.get(listener_key)
         if listeners is None:
             return
         listeners.discard(listener)
-        if not listeners:
-            del self.listeners[channel]
-            if settings.REDIS_URL and self.pubsub is not None:
-                try:
-                    await self.pubsub.unsubscribe(channel)
-                except Exception:  # noqa: BLE001 - a dead connection forgets it anyway
-                    log.debug("could not unsubscribe %s", channel, exc_info=True)
+        if listeners:
+            return
+        del self.listeners[listener_key]
+        channel = redis_channel(listener_key)
+        self.tables[channel] -= 1
+        if self.tables[channel]:
+            return
+        del self.tables[channel]
+        if settings.REDIS_URL and self.pubsub is not None:
+            try:
+                await self.pubsub.unsubscribe(channel)
+            except Exception:  # noqa: BLE001 - a dead connection forgets it anyway
+                log.debug("could not unsubscribe %s", channel, exc_info=True)
 
     def _pubsub(self):
         if self.pubsub is None:
@@ -142,16 +169,12 @@ class _Hub:
                 continue
             if message is None or message.get("type") != "message":
                 continue
-            channel = message["channel"]
-            if isinstance(channel, bytes):
-                channel = channel.decode()
-            listeners = self.listeners.get(channel)
             payload = message["data"]
-            if not listeners or payload.startswith(NODE):
-                continue  # nobody here, or our own (already delivered by publish)
-            data = orjson.loads(payload[len(NODE):])
-            for listener in tuple(listeners):
-                listener(data)
+            if payload.startswith(NODE):
+                continue  # our own (already delivered by publish)
+            for listener_key, data in orjson.loads(payload[len(NODE):]):
+                for listener in tuple(self.listeners.get(listener_key, ())):
+                    listener(data)
 
     def deliver(self, channel: str, message: dict) -> None:
         for listener in tuple(self.listeners.get(channel, ())):

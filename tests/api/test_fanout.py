@@ -1,0 +1,72 @@
+"""The live fan-out on real Redis (games/fanout.py): a change is one publish on its table's
+channel carrying every audience's payload, and a web process hands each audience's payload to
+the listeners of that audience only."""
+
+import asyncio
+import os
+
+import orjson
+import pytest
+import redis
+
+from games import fanout
+
+pytestmark = pytest.mark.skipif(not os.environ.get("REDIS_URL"), reason="needs Redis")
+
+
+def _change(table: int, seq: int) -> list[tuple[str, dict]]:
+    return [(fanout.key(table, audience), {"table": table, "seq": seq, "audience": audience})
+            for audience in ("player.1", "player.2", "spectators")]
+
+
+def test_a_change_is_one_publish_on_its_tables_channel(settings):
+    settings.REDIS_URL = os.environ["REDIS_URL"]
+    raw = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
+    channel = fanout.redis_channel(fanout.key(9101, "player.1"))
+    assert channel == fanout.redis_channel(fanout.key(9101, "spectators"))
+    assert channel.endswith("live.9101")
+    raw.subscribe(channel)
+    try:
+        fanout.publish(_change(9101, 1))
+        got = []
+        for _ in range(20):
+            message = raw.get_message(timeout=0.2)
+            if message is not None:
+                got.append(message)
+        assert len(got) == 1
+        pairs = orjson.loads(got[0]["data"][len(fanout.NODE):])
+        assert [p[1]["audience"] for p in pairs] == ["player.1", "player.2", "spectators"]
+    finally:
+        raw.close()
+
+
+def test_another_nodes_change_reaches_each_audience_once(settings):
+    settings.REDIS_URL = os.environ["REDIS_URL"]
+
+    async def scenario():
+        one, spectators = [], []
+        hub = fanout.hub()
+        await hub.add(fanout.key(9102, "player.1"), one.append)
+        await hub.add(fanout.key(9102, "spectators"), spectators.append)
+        await hub.add(fanout.key(9103, "spectators"), spectators.append)  # another table
+        await asyncio.sleep(0.2)  # subscribed
+        other_node = redis.Redis.from_url(settings.REDIS_URL)
+        # As another process publishes: its own node id, this process has not seen it.
+        for table in (9102, 9103):
+            other_node.publish(fanout.redis_channel(fanout.key(table, "spectators")),
+                               b"x" * len(fanout.NODE) + orjson.dumps(_change(table, 7)))
+        for _ in range(50):
+            if len(one) == 1 and len(spectators) == 2:
+                break
+            await asyncio.sleep(0.05)
+        await hub.remove(fanout.key(9102, "player.1"), one.append)
+        await hub.remove(fanout.key(9102, "spectators"), spectators.append)
+        await hub.remove(fanout.key(9103, "spectators"), spectators.append)
+        assert hub.tables == {}
+        other_node.close()
+        return one, spectators
+
+    one, spectators = asyncio.run(scenario())
+    assert one == [{"table": 9102, "seq": 7, "audience": "player.1"}]
+    assert sorted((m["table"], m["audience"]) for m in spectators) == [
+        (9102, "spectators"), (9103, "spectators")]
