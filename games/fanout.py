@@ -141,6 +141,9 @@ class _Hub:
         if self.tables[channel]:
             return
         del self.tables[channel]
+        if not self.tables and self.reader is not None:
+            self.reader.cancel()
+            self.reader = None
         if settings.REDIS_URL and self.pubsub is not None:
             try:
                 await self.pubsub.unsubscribe(channel)
@@ -156,9 +159,11 @@ class _Hub:
         return self.pubsub
 
     async def _read(self) -> None:
-        while self.listeners:
+        # Blocks on the connection (no timeout: a timeout per message was half of this
+        # loop's cost); ``remove`` cancels it when the last listener goes.
+        while True:
             try:
-                message = await self.pubsub.get_message(timeout=1.0)
+                message = await self.pubsub.get_message(timeout=None)
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - Redis restarted: redis-py reconnects and
