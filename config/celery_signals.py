@@ -7,6 +7,7 @@ websocket session, or a task run that itself carries one) takes it along in its 
 
 from __future__ import annotations
 
+import gc
 import time
 from datetime import datetime
 
@@ -16,6 +17,7 @@ from celery.signals import (
     task_failure,
     task_postrun,
     task_prerun,
+    worker_process_init,
     worker_ready,
     worker_shutdown,
 )
@@ -32,6 +34,15 @@ def _header(request, name: str):
     if value is None:
         value = (getattr(request, "headers", None) or {}).get(name)
     return value
+
+
+@worker_process_init.connect
+def _freeze_what_is_loaded(**_):
+    """As config/asgi.py does for a web process: what the worker loaded (Django, the engines,
+    the bots) is frozen out of the collector's generations, so a bot turn's collections do
+    not walk it (and forked children keep sharing its pages)."""
+    gc.collect()
+    gc.freeze()
 
 
 @before_task_publish.connect
