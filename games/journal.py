@@ -116,9 +116,12 @@ def record_move(table: Table, *, expected_version: int, kind: str, events: list[
         return None
     table.last_seq = row[0]
     table.changed_at = now
-    entry = TableLogEntry(table_id=table.pk, seq=row[0], kind=kind, seat=seat, player=player,
-                          action=action, idempotency_key=key, events=events,
-                          version=table.version, status=table.status, created_at=now)
+    entry = selectors.from_row(TableLogEntry, id=None, table_id=table.pk, seq=row[0], kind=kind,
+                               seat=seat, player_id=getattr(player, "pk", None), action=action,
+                               idempotency_key=key, events=events, version=table.version,
+                               status=table.status, created_at=now)
+    if player is not None:
+        entry._state.fields_cache["player"] = player
     _on_commit(table, entry, seats, lobby=False, tasks=tasks)  # committed: runs at once
     return entry
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Prefetch
+from django.db.models.base import ModelState
 from django.utils import timezone
 
 from games.engine import GAMES
@@ -83,6 +84,7 @@ def view_for(table: Table, seat: int | None) -> dict | None:
 _SNAPSHOT_SQL = """
 SELECT t.id, t.public_id, t.game, t.status, t.visibility, t.creator_id, t.state::text, t.version,
        t.last_seq, t.turn_clock_seconds, t.seed, t.round_number, t.deadline,
+       t.spectator_delay_seconds,
        (SELECT coalesce(json_agg(json_build_object(
             'id', s.id, 'position', s.position, 'player_id', s.player_id, 'is_bot', s.is_bot,
             'bot_level', s.bot_level, 'taken_over_by_bot', s.taken_over_by_bot,
@@ -95,6 +97,20 @@ SELECT t.id, t.public_id, t.game, t.status, t.visibility, t.creator_id, t.state:
 # The table by its internal key or by a client's public id (see ``table_key``).
 _SNAPSHOT_SQL_BY = {"pk": _SNAPSHOT_SQL.format(column="id"),
                     "public_id": _SNAPSHOT_SQL.format(column="public_id")}
+
+
+def from_row(model, **values):
+    """An instance of ``model`` holding exactly ``values`` (attribute names), as read from a
+    row: without ``Model.__init__``, which walks every field and calls every default (a new
+    invite code, a new public id) and cost more than the move's engine step. A field not
+    given is deferred: reading it loads it from the database, never a made-up default (the
+    move's SQL count shows it)."""
+    instance = model.__new__(model)
+    instance.__dict__.update(values)
+    state = instance._state = ModelState()
+    state.adding = False
+    state.db = DEFAULT_DB_ALIAS
+    return instance
 
 
 def move_snapshot(table_id, key: str | None):
@@ -110,16 +126,20 @@ def move_snapshot(table_id, key: str | None):
     if row is None:
         return None
     (pk, public_id, game, status, visibility, creator_id, state, version, last_seq, clock, seed,
-     round_number, deadline, seats, prior) = row
-    table = Table(id=pk, public_id=public_id, game=game, status=status, visibility=visibility,
-                  creator_id=creator_id, state=orjson.loads(state) if state else None,
-                  version=version, last_seq=last_seq, turn_clock_seconds=clock, seed=seed,
-                  round_number=round_number, deadline=deadline)
+     round_number, deadline, delay, seats, prior) = row
+    table = from_row(Table, id=pk, public_id=public_id, game=game, status=status,
+                     visibility=visibility, creator_id=creator_id,
+                     state=orjson.loads(state) if state else None, version=version,
+                     last_seq=last_seq, turn_clock_seconds=clock, seed=seed,
+                     round_number=round_number, deadline=deadline,
+                     spectator_delay_seconds=delay)
     by_position = {}
+    now = None
     for s in orjson.loads(seats):
         left = s.pop("left")
-        seat = Seat(table_id=pk, **s)
-        seat.left_at = timezone.now() if left else None  # only whether, never when
+        if left and now is None:
+            now = timezone.now()
+        seat = from_row(Seat, table_id=pk, left_at=now if left else None, **s)  # whether, not when
         by_position[seat.position] = seat
     return table, by_position, (orjson.loads(prior) if prior else None)
 
