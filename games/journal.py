@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from games.engine import GAMES
 
-from . import realtime, scheduling, selectors
+from . import hotsql, realtime, scheduling, selectors
 from .models import LogKind, Seat, Table, TableLogEntry, TableStatus, Visibility
 
 # Sent on commit when a match ends (finished or aborted); tournaments listen to it, so that
@@ -99,17 +99,15 @@ def record_move(table: Table, *, expected_version: int, kind: str, events: list[
     new state and version, read without a lock (``selectors.move_snapshot``). None, with
     nothing written, where the table moved on since it was read (the caller judges again
     under the lock) or the idempotency key was taken meanwhile."""
-    from django.db import IntegrityError, connection
+    from django.db import IntegrityError
 
     tasks = _follow_ups(table, seats)
     now = timezone.now()
     try:
-        with connection.cursor() as cursor:
-            cursor.execute(_MOVE_SQL, [
-                _json(table.state), table.version, table.deadline, now, table.pk,
-                expected_version, table.pk, kind, seat, getattr(player, "pk", None),
-                _json(action), key, _json(events), table.version, table.status, now])
-            row = cursor.fetchone()
+        row = hotsql.fetch_one(_MOVE_SQL, [
+            _json(table.state), table.version, table.deadline, now, table.pk,
+            expected_version, table.pk, kind, seat, getattr(player, "pk", None),
+            _json(action), key, _json(events), table.version, table.status, now])
     except IntegrityError:
         return None  # the same key from a concurrent request: the locked path replays it
     if row is None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Prefetch
 from django.db.models.base import ModelState
 from django.utils import timezone
 
 from games.engine import GAMES
 
+from . import hotsql
 from .errors import GameError
 from .models import (
     PUBLIC_ID_LENGTH,
@@ -120,9 +121,7 @@ def move_snapshot(table_id, key: str | None):
     import orjson
 
     ((by, value),) = table_key(table_id).items()
-    with connection.cursor() as cursor:
-        cursor.execute(_SNAPSHOT_SQL_BY[by], [key, value])
-        row = cursor.fetchone()
+    row = hotsql.fetch_one(_SNAPSHOT_SQL_BY[by], [key, value])
     if row is None:
         return None
     (pk, public_id, game, status, visibility, creator_id, state, version, last_seq, clock, seed,
