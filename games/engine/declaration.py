@@ -218,67 +218,76 @@ class Action:
 
 # --- the fast accept -------------------------------------------------------------------------
 #
-# One plain function per action type, generated from its fields, answering only "is this action
-# well formed?": the same answer as the compiled checks above (a property test compares them),
-# but one straight pass with each kind's test written inline, so the engines' hot path pays no
-# call per field and builds nothing. A kind not listed here is tested through its compiled check.
+# One plain function per game, generated from its declared actions, that lets a well-formed
+# action through: the same answer as the compiled checks above (tests compare them on random and
+# edge-case actions), but one straight pass with each kind's test written inline, so the engines'
+# hot path pays no call per field and builds nothing. A kind not listed here is tested through
+# its compiled check. Whatever it does not let through goes to the full check for its code.
 
 _MISSING = object()
 
 
-def _fits_lines(kind: Kind, n: int, ns: dict, cards: frozenset[str],
-                check: Callable[[Any], str | None]) -> list[str]:
-    """Lines that ``return False`` unless ``v`` fits ``kind`` (names go into ``ns``)."""
+def _fits_lines(kind: Kind, tag: str, ns: dict, check: Callable[[Any], str | None]) -> list[str]:
+    """Lines that ``return full(a)`` unless ``v`` fits ``kind`` (names go into ``ns``)."""
+    refuse = ": return full(a)"
     t = type(kind)
     if t is Kind:
         return []
     if t is Flag:
-        return ["if v is not True and v is not False: return False"]
+        return ["if v is not True and v is not False" + refuse]
     if t is Int or t is Seat:
         low = -(1 << 62) if kind.minimum is None else kind.minimum
         high = 1 << 62 if kind.maximum is None else kind.maximum
-        return [f"if type(v) is not int or not {low!r} <= v <= {high!r}: return False"]
+        return [f"if type(v) is not int or not {low!r} <= v <= {high!r}" + refuse]
     if t is Choice:
-        ns[f"choices{n}"] = frozenset(kind.choices)
-        return [f"if type(v) is not str or v not in choices{n}: return False"]
+        ns[f"choices{tag}"] = frozenset(kind.choices)
+        return [f"if type(v) is not str or v not in choices{tag}" + refuse]
     if t is Card:
-        return ["if type(v) is not str or v not in CARDS: return False"]
+        return ["if type(v) is not str or v not in CARDS" + refuse]
     if t is Cards:
         high = 1 << 30 if kind.max_length is None else kind.max_length
-        return [f"if type(v) is not list or not {kind.min_length!r} <= len(v) <= {high!r}: "
-                "return False",
+        return [f"if type(v) is not list or not {kind.min_length!r} <= len(v) <= {high!r}"
+                + refuse,
                 "for c in v:",
-                "    if type(c) is not str or c not in CARDS: return False"]
+                "    if type(c) is not str or c not in CARDS" + refuse]
     if t is Seats:
-        lines = ["if type(v) is not list: return False"]
+        lines = ["if type(v) is not list" + refuse]
         if kind.length is not None:
-            lines.append(f"if len(v) != {kind.length!r}: return False")
+            lines.append(f"if len(v) != {kind.length!r}" + refuse)
         return lines + ["for x in v:",
-                        "    if type(x) is not int or x < 0: return False"]
-    ns[f"check{n}"] = check
-    return [f"if check{n}(v) is not None: return False"]
+                        "    if type(x) is not int or x < 0" + refuse]
+    ns[f"check{tag}"] = check
+    return [f"if check{tag}(v) is not None" + refuse]
 
 
-def _compile_accept(action: Action, cards: frozenset[str],
-                    checks: dict[str, Callable[[Any], str | None]]) -> Callable[[dict], bool]:
-    """``accept(a)`` for a dict ``a`` whose ``type`` is ``action.type``: True exactly when the
-    full check would pass. Unknown keys are caught by counting: ``a`` may hold nothing but
-    ``type`` and the declared fields it was found to hold."""
-    ns: dict[str, Any] = {"M": _MISSING, "CARDS": cards}
-    lines = ["def accept(a):", "    k = 1"]
-    for n, f in enumerate(action.fields):
-        lines.append(f"    v = a.get({f.name!r}, M)")
-        if f.required:
-            lines.append("    if v is M: return False")
-            indent = "    "
-        else:
-            lines.append("    if v is not M:")
-            indent = "        "
-        body = _fits_lines(f.kind, n, ns, cards, checks[f.name]) + ["k += 1"]
-        lines.extend(indent + line for line in body)
-    lines.append("    return len(a) == k")
+def _compile_validate(actions: tuple[Action, ...], cards: frozenset[str],
+                      checks: dict[str, dict[str, Callable[[Any], str | None]]],
+                      full: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """One function for all of a game's action types: returns at once for a well-formed
+    action, else returns ``full(action)`` (the full check, which raises with the code).
+    Unknown keys are caught by counting: the action may hold nothing but ``type`` and the
+    declared fields it was found to hold."""
+    ns: dict[str, Any] = {"M": _MISSING, "CARDS": cards, "full": full}
+    lines = ["def validate(a):",
+             "    if type(a) is not dict: return full(a)",
+             "    t = a.get('type')",
+             "    if type(t) is not str: return full(a)"]
+    for i, action in enumerate(actions):
+        lines += [f"    {'if' if i == 0 else 'elif'} t == {action.type!r}:", "        k = 1"]
+        for n, f in enumerate(action.fields):
+            lines.append(f"        v = a.get({f.name!r}, M)")
+            if f.required:
+                lines.append("        if v is M: return full(a)")
+                indent = "        "
+            else:
+                lines.append("        if v is not M:")
+                indent = "            "
+            body = _fits_lines(f.kind, f"{i}_{n}", ns, checks[action.type][f.name])
+            lines.extend(indent + line for line in [*body, "k += 1"])
+        lines.append("        if len(a) == k: return")
+    lines.append("    return full(a)")
     exec("\n".join(lines), ns)  # noqa: S102 - source built above from the declaration only
-    return ns["accept"]
+    return ns["validate"]
 
 
 # --- view and events --------------------------------------------------------------------------
@@ -365,7 +374,6 @@ class Declaration:
     default_action_order: tuple[str, ...]
     results: str = ""  # what `placings` and `scores` mean in this game, ties included
     _compiled: dict = field(default_factory=dict, init=False, repr=False, compare=False)
-    _accepts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         codes = frozenset(c for group in self.cards for c in group.codes)
@@ -374,7 +382,12 @@ class Declaration:
             required = frozenset(f.name for f in action.fields if f.required)
             checks = {f.name: f.kind.compile(codes) for f in action.fields}
             self._compiled[action.type] = (allowed, required, checks)
-            self._accepts[action.type] = _compile_accept(action, codes, checks)
+        # Every action of every game passes validate_action: the instance holds the generated
+        # function itself, so a call is one plain call (no method lookup, no second call per
+        # type). The method below says what it does and is what a declaration without it runs.
+        object.__setattr__(self, "validate_action", _compile_validate(
+            self.actions, codes, {t: c[2] for t, c in self._compiled.items()},
+            self._check_action))
 
     # --- reading -------------------------------------------------------------------------
     @property
@@ -400,16 +413,9 @@ class Declaration:
 
     # --- validating ----------------------------------------------------------------------
     def validate_action(self, action: Any) -> None:
-        """Raise ``IllegalAction`` unless ``action`` is well formed (see the module text)."""
-        # Every action of every game passes here: a well-formed one is accepted by its type's
-        # generated test (no error objects, no loops over the checks); anything else is judged
-        # by the full check below, which names the culprit with the code.
-        if type(action) is dict:
-            type_ = action.get("type")
-            if type(type_) is str:
-                accept = self._accepts.get(type_)
-                if accept is not None and accept(action):
-                    return
+        """Raise ``IllegalAction`` unless ``action`` is well formed (see the module text).
+        A well-formed action is accepted by the generated function (``_compile_validate``: each
+        kind's test inline, no error objects); anything else goes to the full check."""
         self._check_action(action)
 
     def _check_action(self, action: Any) -> None:
