@@ -273,18 +273,21 @@ def _compile_validate(actions: tuple[Action, ...], cards: frozenset[str],
              "    t = a.get('type')",
              "    if type(t) is not str: return full(a)"]
     for i, action in enumerate(actions):
-        lines += [f"    {'if' if i == 0 else 'elif'} t == {action.type!r}:", "        k = 1"]
+        # k: the keys the action may hold, counted up as optional fields turn up.
+        required = 1 + sum(f.required for f in action.fields)
+        lines += [f"    {'if' if i == 0 else 'elif'} t == {action.type!r}:",
+                  f"        k = {required}"]
         for n, f in enumerate(action.fields):
             lines.append(f"        v = a.get({f.name!r}, M)")
+            body = _fits_lines(f.kind, f"{i}_{n}", ns, checks[action.type][f.name])
             if f.required:
                 lines.append("        if v is M: return full(a)")
-                indent = "        "
+                lines.extend("        " + line for line in body)
             else:
                 lines.append("        if v is not M:")
-                indent = "            "
-            body = _fits_lines(f.kind, f"{i}_{n}", ns, checks[action.type][f.name])
-            lines.extend(indent + line for line in [*body, "k += 1"])
-        lines.append("        if len(a) == k: return")
+                lines.extend("            " + line for line in [*body, "k += 1"])
+        lines.append(f"        if len(a) == {required}: return" if required == len(action.fields) + 1
+                     else "        if len(a) == k: return")
     lines.append("    return full(a)")
     exec("\n".join(lines), ns)  # noqa: S102 - source built above from the declaration only
     return ns["validate"]

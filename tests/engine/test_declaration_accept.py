@@ -173,3 +173,6 @@ def test_a_kind_of_its_own_is_judged_by_its_compiled_check():
     assert _answer(decl, {"type": "step", "by": "2"}) == ("invalid_type", "by")
     assert _answer(decl, {"type": "wave", "hand": None}) is None
     assert _answer(decl, {"type": "wave"}) == ("missing_field", "hand")
+    # An unknown key in place of the missing field keeps the count right: still refused.
+    assert _answer(decl, {"type": "wave", "hnd": 1}) == ("unknown_field", "hnd")
+    assert _answer(decl, {"type": "step", "bye": 2}) == ("unknown_field", "bye")
