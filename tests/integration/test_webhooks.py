@@ -53,12 +53,14 @@ def _settled() -> bool:
 def test_a_bot_tournament_sends_every_event_signed_with_retries_and_disabling(
         live_server_url, celery_worker_proc, celery_beat_proc):  # noqa: F811
     org = organiser()
+    players = bots(9)  # made before the clock starts: registration only has to sign them up
     now = timezone.now()
+    # The window leaves a loaded machine time to see it open and sign nine players up.
     t = services.tournament_create(
         organiser=org, name="Hooked", game="kato", format="swiss", options={"rounds": 1},
         table_size=4, rounds=2, registration_opens_at=now + timedelta(seconds=1.5),
-        registration_closes_at=now + timedelta(seconds=5),
-        starts_at=now + timedelta(seconds=6))
+        registration_closes_at=now + timedelta(seconds=9),
+        starts_at=now + timedelta(seconds=10))
     with (Receiver() as good, Receiver(answer=lambda n, _id: 500 if n < 2 else 204) as flaky,
           Receiver(answer=lambda n, _id: 500) as broken):
         every, every_secret = webhooks.endpoint_create(owner=org, url=good.url)
@@ -69,7 +71,6 @@ def test_a_bot_tournament_sends_every_event_signed_with_retries_and_disabling(
 
         _wait(lambda: Tournament.objects.get(pk=t.pk).status == "registration", 20,
               "the clock to open registration")
-        players = bots(9)
         for bot in players:
             services.tournament_register(player=bot, tournament_id=t.pk)
         services.registration_disqualify(actor=org, tournament_id=t.pk,
