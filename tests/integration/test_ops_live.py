@@ -74,7 +74,12 @@ async def test_ready_with_a_worker_then_503_when_redis_stops(django_db_setup, ow
             key = ("stapel_celery_task_seconds_count", (("task", "games.bot_turn"),))
 
             async def worker_metrics():
-                return _samples((await client.get(f"http://127.0.0.1:{metrics_port}/")).text)
+                # Until the worker's exporter listens, its port may answer with something
+                # else (or nothing): that is "not yet", not a failure.
+                try:
+                    return _samples((await client.get(f"http://127.0.0.1:{metrics_port}/")).text)
+                except (httpx.HTTPError, ValueError):
+                    return {}
 
             samples = await _poll(worker_metrics, lambda s: s.get(key, 0) >= 3)
             assert samples[key] >= 3
