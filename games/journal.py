@@ -177,6 +177,11 @@ def audience_messages(table: Table, entry: TableLogEntry,
         }
         if position is None:
             message["seated"] = sorted(people.values())
+            if table.spectator_delay_seconds:
+                # Spectators' subscriptions hold this until ``at + delay`` (games/api/live.py):
+                # the publish path sets no timer.
+                message["at"] = entry.created_at.timestamp()
+                message["delay"] = table.spectator_delay_seconds
         messages.append((realtime.group_name(table.pk, audience), message))
     return messages
 

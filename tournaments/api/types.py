@@ -55,7 +55,9 @@ class TournamentTableType:
 
     @strawberry.field(description="The game table itself: seats, your view, its events.")
     async def table(self) -> TableType | None:
-        table = await database_sync_to_async(game_selectors.table_get)(self._table_pk)
+        table = await database_sync_to_async(
+            lambda: game_selectors.table_as_seen_by(game_selectors.table_get(self._table_pk),
+                                                    self._player))()
         return TableType.of(table, self._player)
 
 
