@@ -268,7 +268,9 @@ async def _delayed_updates(tid: int, public_id: str, player, after_seq: int,
                 async for update in release(held.popleft()[1]):
                     yield update
             if held:
-                wait = max(0.0, held[0][0] - selectors.delay_clock())
+                # At most a second: a wall clock that was stepped (NTP) cannot hold a change
+                # back for longer than it is due.
+                wait = min(1.0, max(0.0, held[0][0] - selectors.delay_clock()))
                 try:
                     message = await asyncio.wait_for(queue.get(), wait)
                 except TimeoutError:
