@@ -303,6 +303,21 @@ def table_as_of(table: Table, seq: int) -> Table:
     return past
 
 
+def status_as_seen_by(table: Table, player, now: float | None = None) -> str:
+    """Only the status of ``table_as_seen_by`` (lists of tables: no state is rebuilt)."""
+    if not table.spectator_delay_seconds:
+        return table.status
+    delay = reader_delay(table, player, viewer_seat(table, player))
+    if not delay:
+        return table.status
+    cut = delay_cut(table, delay, now)
+    if cut >= table.last_seq:
+        return table.status
+    status = (TableLogEntry.objects.filter(table=table, seq__lte=cut).exclude(status="")
+              .order_by("-seq").values_list("status", flat=True).first())
+    return status or TableStatus.OPEN
+
+
 def _rounds_done(table: Table, status: str, round_number: int) -> int:
     return round_number if status == TableStatus.FINISHED else max(0, round_number - 1)
 
@@ -310,6 +325,8 @@ def _rounds_done(table: Table, status: str, round_number: int) -> int:
 def table_as_seen_by(table: Table, player, now: float | None = None) -> Table:
     """``table`` as ``player`` may see it now: itself, or for a delayed reader the table as of
     its cut (``table_as_of``). One query more for a delayed reader; none otherwise."""
+    if not table.spectator_delay_seconds:
+        return table
     delay = reader_delay(table, player, viewer_seat(table, player))
     if not delay:
         return table

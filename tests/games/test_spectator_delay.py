@@ -38,13 +38,31 @@ def test_a_table_takes_a_spectator_delay_of_up_to_an_hour(gql):
     assert default["spectatorDelaySeconds"] == 0
 
 
-def test_a_tournaments_tables_inherit_its_spectator_delay():
+ROUNDS = """query($id: ID!) { tournament(id: $id) { rounds { tables { status placings
+  table { status } } } } }"""
+
+
+def test_a_tournaments_tables_inherit_its_spectator_delay(gql, monkeypatch):
     org, t = bot_tournament(game="kato", format="swiss", players=4, options={"rounds": 1},
                             table_size=4, rounds=1, spectator_delay_seconds=120)
     tournament_services.tournament_start(actor=org, tournament_id=t.pk)
     link = TournamentTable.objects.get(round__tournament=t)
     assert link.table.spectator_delay_seconds == 120
     assert scheduling.wait_idle(timeout=120)
+    # Its end reaches a watcher of the tournament 120 s late too, placings with it.
+    table = Table.objects.get(pk=link.table_id)
+    assert table.status == "finished"
+    logged_at(table.pk, T0, upto=table.last_seq - 1)
+    logged_at(table.pk, T0 + 10, after=table.last_seq - 1)
+    watcher = client_of(gql, person("Carol"))
+    clock_at(monkeypatch, T0 + 125)
+    (seen,) = watcher(ROUNDS, {"id": str(t.pk)})["tournament"]["rounds"][0]["tables"]
+    assert (seen["status"], seen["placings"], seen["table"]["status"]) == (
+        "playing", None, "PLAYING")
+    clock_at(monkeypatch, T0 + 131)
+    (seen,) = watcher(ROUNDS, {"id": str(t.pk)})["tournament"]["rounds"][0]["tables"]
+    assert (seen["status"], seen["table"]["status"]) == ("finished", "FINISHED")
+    assert seen["placings"]
 
 
 def test_a_tournament_refuses_a_delay_over_an_hour():
