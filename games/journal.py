@@ -192,7 +192,10 @@ def _on_commit(table: Table, entry: TableLogEntry, seats, *, lobby: bool, tasks)
         messages.append((realtime.LOBBY_GROUP, {
             "type": realtime.LOBBY_TYPE, "table": table.pk, "public_id": table.public_id,
             "status": table.status,
-            "game": table.game}))
+            "game": table.game,
+            # Held back as the table's spectators' updates are (games/api/schema.py).
+            **({"at": entry.created_at.timestamp(), "delay": table.spectator_delay_seconds}
+               if table.spectator_delay_seconds else {})}))
     finished = (entry.kind in (LogKind.NEXT_ROUND, LogKind.ABORT)
                 and table.status in (TableStatus.FINISHED, TableStatus.ABORTED))
     captures = getattr(_CAPTURE, "stack", None)

@@ -19,7 +19,9 @@ schema's own; a test compares both paths frame by frame.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import heapq
 import json
 import queue
 import threading
@@ -293,6 +295,43 @@ async def _delayed_updates(tid: int, public_id: str, player, after_seq: int,
                     yield update
             async for update in release(message):
                 yield update
+
+
+async def held_until_due(messages: AsyncIterator[dict], due) -> AsyncIterator[dict]:
+    """``messages`` (a channel listener), each once ``due(message)`` has come (epoch seconds on
+    ``selectors.delay_clock``; None: at once). Held ones keep their order among themselves
+    (a table's are due in the order they were logged); the others do not wait behind them."""
+    inbox: asyncio.Queue = asyncio.Queue()
+
+    async def pump():  # the listener is read in a task of its own: waiting with a timeout
+        async for message in messages:  # on it directly would close it when the time is up
+            inbox.put_nowait(message)
+
+    reader = asyncio.get_running_loop().create_task(pump())
+    held: list = []  # heap of (due, arrival, message)
+    arrived = 0
+    try:
+        while True:
+            while held and held[0][0] <= selectors.delay_clock():
+                yield heapq.heappop(held)[2]
+            if reader.done() and inbox.empty():
+                reader.result()  # the listener ended: so do we (or its error is raised)
+                return
+            wait = min(1.0, max(0.0, held[0][0] - selectors.delay_clock())) if held else None
+            try:
+                message = await asyncio.wait_for(inbox.get(), wait)
+            except TimeoutError:
+                continue
+            when = due(message)
+            if when is None:
+                yield message
+            else:
+                arrived += 1
+                heapq.heappush(held, (when, arrived, message))
+    finally:
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
 
 
 # --- the database thread of a move --------------------------------------------------------------

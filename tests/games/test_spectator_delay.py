@@ -4,6 +4,7 @@ the table (a player who left among them) and is not staff sees it as it stood af
 entry at least the delay old, over HTTP and on the websocket; seated players and staff at
 once; delay 0 is today's path (docs/api.md)."""
 
+import asyncio
 from datetime import UTC, datetime
 
 import pytest
@@ -315,3 +316,40 @@ def test_without_a_delay_a_move_publishes_and_queries_as_before():
     assert counts[0] == counts[30]  # a delayed table's move costs no statement more
     assert "at" not in spectators[0] and "delay" not in spectators[0]
     assert spectators[30]["delay"] == 30 and spectators[30]["at"] > 0
+
+
+async def test_the_lobby_hears_of_a_delayed_table_after_its_delay_staff_at_once(monkeypatch):
+    from tests.api.test_live_path import connect
+
+    offset = [-1000.0]
+    real = selectors.delay_clock
+    monkeypatch.setattr(selectors, "delay_clock", lambda: real() + offset[0])
+    carol, mod = await database_sync_to_async(
+        lambda: (person("Carol"), person("Mod", is_staff=True)))()
+    sockets = {}
+    for name, who in (("carol", carol), ("mod", mod)):
+        token = await database_sync_to_async(
+            lambda who=who: account_services.api_token_create(player=who, name="ws")[1])()
+        sockets[name] = comm = await connect(token)
+        await comm.send_json_to({"id": "l", "type": "subscribe", "payload": {
+            "query": "subscription { lobbyEvents { tableId status } }"}})
+    await asyncio.sleep(0.3)  # both listen before the table opens
+    delayed, _, _ = await database_sync_to_async(delayed_match)(5)
+    plain, _, _ = await database_sync_to_async(delayed_match)(0, names=("Ann", "Ben"))
+
+    async def heard(comm, table_id):
+        while True:
+            message = await comm.receive_json_from(timeout=10)
+            if message["payload"]["data"]["lobbyEvents"]["tableId"] == table_id:
+                return message
+
+    await heard(sockets["mod"], delayed.public_id)
+    await heard(sockets["carol"], plain.public_id)  # not kept waiting behind the held ones
+    await heard(sockets["mod"], plain.public_id)
+    while not await sockets["carol"].receive_nothing(timeout=0.5):  # the plain table's rest
+        message = await sockets["carol"].receive_json_from()
+        assert message["payload"]["data"]["lobbyEvents"]["tableId"] == plain.public_id
+    offset[0] = 1000.0
+    assert (await heard(sockets["carol"], delayed.public_id))["type"] == "next"
+    for comm in sockets.values():
+        await comm.disconnect()
