@@ -82,11 +82,15 @@ def watch_check(table_id, player, after_seq: int = 0) -> tuple[int, int]:
     """Checks the player may watch from ``after_seq``; the table's internal key, and the
     spectator delay that applies to the player whenever they do not sit there (0: never)."""
     table = selectors.table_for(table_id, player)
-    if after_seq > table.last_seq:
-        raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
-                                         f"({table.last_seq}): resubscribe with at most that",
-                        field="afterSeq", extensions={"lastSeq": table.last_seq})
     seat = selectors.viewer_seat(table, player)
+    last_seq = table.last_seq
+    delay = selectors.reader_delay(table, player, seat)
+    if after_seq > 0 and delay:  # a delayed reader learns no newer seq from the refusal
+        last_seq = min(last_seq, selectors.delay_cut(table, delay))
+    if after_seq > last_seq:
+        raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
+                                         f"({last_seq}): resubscribe with at most that",
+                        field="afterSeq", extensions={"lastSeq": last_seq})
     if not selectors.may_watch(table, player, seat):
         raise GameError("spectators_not_allowed", "this table does not allow spectators")
     return table.pk, selectors.table_delay(table, player)

@@ -216,18 +216,20 @@ def test_the_end_of_a_match_and_its_replay_wait_for_the_delay(gql, client, monke
 
 # --- live: the spectators' copies are held on their sockets ----------------------------------
 
-WATCH = """subscription($id: ID!) { tableEvents(tableId: $id) { seq kind version status
+WATCH = """subscription($id: ID!, $after: Int!) { tableEvents(tableId: $id, afterSeq: $after) {
+  seq kind version status
   view { ... on KatoView { version } } } }"""
 
 
-async def _watch(player, table_id):
+async def _watch(player, table_id, after=0):
     from tests.api.test_live_path import connect
 
     token = await database_sync_to_async(
         lambda: account_services.api_token_create(player=player, name="ws")[1])()
     comm = await connect(token)
     await comm.send_json_to({"id": "w", "type": "subscribe",
-                             "payload": {"query": WATCH, "variables": {"id": table_id}}})
+                             "payload": {"query": WATCH,
+                                         "variables": {"id": table_id, "after": after}}})
     return comm
 
 
@@ -266,6 +268,14 @@ async def test_spectators_sockets_get_each_change_after_the_delay_players_at_onc
     # Bob left: from now on he watches, delayed; Carol still has nothing.
     assert await sockets["bob"].receive_nothing(timeout=0.5)
     assert await sockets["carol"].receive_nothing(timeout=0.1)
+
+    # Nor does a refusal tell her how far the table is.
+    probe = await _watch(carol, table.public_id, after=moved)
+    refused = await probe.receive_json_from(timeout=10)
+    (error,) = refused["payload"]["errors"]
+    assert error["extensions"]["code"] == "bad_after_seq"
+    assert error["extensions"]["lastSeq"] == 0
+    await probe.disconnect()
 
     offset[0] = 1000.0  # all of it is due: it comes, in order, each with its view
     frames = await _frames_until(sockets["carol"], left)
