@@ -324,7 +324,8 @@ def _rounds_done(table: Table, status: str, round_number: int) -> int:
 
 def table_as_seen_by(table: Table, player, now: float | None = None) -> Table:
     """``table`` as ``player`` may see it now: itself, or for a delayed reader the table as of
-    its cut (``table_as_of``). One query more for a delayed reader; none otherwise."""
+    its cut (``table_as_of``): one query more for a delayed reader (two where the cut is
+    behind the table: the log is replayed), none for anyone else."""
     if not table.spectator_delay_seconds:
         return table
     delay = reader_delay(table, player, viewer_seat(table, player))
