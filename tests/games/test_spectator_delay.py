@@ -363,3 +363,34 @@ async def test_the_lobby_hears_of_a_delayed_table_after_its_delay_staff_at_once(
     assert (await heard(sockets["carol"], delayed.public_id))["type"] == "next"
     for comm in sockets.values():
         await comm.disconnect()
+
+
+async def test_a_change_the_fan_out_dropped_is_filled_from_the_log_when_its_turn_comes(
+        monkeypatch):
+    from games import fanout
+
+    offset = [-1000.0]
+    real = selectors.delay_clock
+    monkeypatch.setattr(selectors, "delay_clock", lambda: real() + offset[0])
+    table, alice, bob = await database_sync_to_async(delayed_match)(5)
+    carol = await database_sync_to_async(person)("Carol")
+    spectator = await _watch(carol, table.public_id)
+    assert await spectator.receive_nothing(timeout=0.5)
+    deliver = fanout._LOCAL.deliver
+    dropped = []
+
+    def drop_the_spectators_copy_once(messages):
+        kept = [(c, m) for c, m in messages
+                if dropped or m["audience"] != realtime.SPECTATORS]
+        dropped.extend(m["seq"] for _, m in messages if (_, m) not in kept)
+        deliver(kept)
+
+    monkeypatch.setattr(fanout._LOCAL, "deliver", drop_the_spectators_copy_once)
+    await database_sync_to_async(move)(table.pk)
+    last = await database_sync_to_async(move)(table.pk)
+    assert len(dropped) == 1 and dropped[0] == last - 1
+    offset[0] = 1000.0
+    frames = await _frames_until(spectator, last)
+    assert [u["seq"] for u, _ in frames] == list(range(1, last + 1))
+    assert frames[-1][0]["view"]["version"] == 3
+    await spectator.disconnect()
