@@ -288,7 +288,9 @@ async def test_spectators_sockets_get_each_change_after_the_delay_players_at_onc
     await database_sync_to_async(scheduling.wait_idle)(timeout=120)
 
 
-async def test_a_spectators_socket_lags_by_the_real_delay():
+@pytest.mark.parametrize("fast", [True, False], ids=["compiled", "strawberry"])
+async def test_a_spectators_socket_lags_by_the_real_delay(fast, settings):
+    settings.STAPEL_LIVE_FAST_PATH = fast
     delay = 1
     table, alice, bob = await database_sync_to_async(delayed_match)(delay)
     carol = await database_sync_to_async(person)("Carol")
