@@ -175,6 +175,11 @@ def audience_messages(table: Table, entry: TableLogEntry,
         }
         if position is None:
             message["seated"] = sorted(people.values())
+            if table.spectator_delay_seconds:
+                # Spectators' subscriptions hold this until ``at + delay`` (games/api/live.py):
+                # the publish path sets no timer.
+                message["at"] = entry.created_at.timestamp()
+                message["delay"] = table.spectator_delay_seconds
         messages.append((realtime.group_name(table.pk, audience), message))
     return messages
 
@@ -185,7 +190,10 @@ def _on_commit(table: Table, entry: TableLogEntry, seats, *, lobby: bool, tasks)
         messages.append((realtime.LOBBY_GROUP, {
             "type": realtime.LOBBY_TYPE, "table": table.pk, "public_id": table.public_id,
             "status": table.status,
-            "game": table.game}))
+            "game": table.game,
+            # Held back as the table's spectators' updates are (games/api/schema.py).
+            **({"at": entry.created_at.timestamp(), "delay": table.spectator_delay_seconds}
+               if table.spectator_delay_seconds else {})}))
     finished = (entry.kind in (LogKind.NEXT_ROUND, LogKind.ABORT)
                 and table.status in (TableStatus.FINISHED, TableStatus.ABORTED))
     captures = getattr(_CAPTURE, "stack", None)

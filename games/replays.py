@@ -65,13 +65,27 @@ def replay_for(table_id, player) -> dict:
     table = selectors.table_get(table_id)
     if not may_read(table, player):
         raise GameError("not_found", "no such table", field="tableId")
-    if table.status not in ENDED:
+    if table.status not in ENDED or _ended_later_for(table, player):
         raise GameError("not_finished", "a replay is there once the match has ended",
                         field="tableId")
     if table.started_at is None:
         raise GameError("not_started", "this table ended before the first deal",
                         field="tableId")
     return replay_document(table)
+
+
+def _ended_later_for(table: Table, player) -> bool:
+    """Whether the end is still held back from ``player`` by the spectator delay (the replay
+    would reveal the finish, and every hand, early)."""
+    from . import selectors
+
+    if isinstance(player, AnonymousUser):
+        player = None
+    delay = selectors.reader_delay(table, player, selectors.viewer_seat(table, player))
+    if not delay:
+        return False
+    cut = selectors.delay_cut(table, delay)
+    return not TableLogEntry.objects.filter(table=table, seq__lte=cut, status__in=ENDED).exists()
 
 
 def replay_document(table: Table) -> dict:

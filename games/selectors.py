@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import re
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.db import DEFAULT_DB_ALIAS
 from django.db.models import Prefetch
@@ -187,6 +191,11 @@ def table_for(table_id, player) -> Table:
     return table
 
 
+def table_for_reader(table_id, player) -> Table:
+    """``table_for`` as the viewer may see it now (``table_as_seen_by``)."""
+    return table_as_seen_by(table_for(table_id, player), player)
+
+
 def may_watch(table: Table, player, seat: int | None) -> bool:
     """Seated players always; others when spectators are allowed and the table is public (or
     they are staff)."""
@@ -197,10 +206,131 @@ def may_watch(table: Table, player, seat: int | None) -> bool:
     return table.allow_spectators and table.visibility == Visibility.PUBLIC
 
 
-def log_after(table_id: int, after_seq: int, limit: int = MAX_REPLAY) -> list[TableLogEntry]:
-    return chat_events_resolve(list(TableLogEntry.objects.filter(table_id=table_id,
-                                                                 seq__gt=after_seq)
-                                     .order_by("seq")[:limit]))
+def log_after(table_id: int, after_seq: int, limit: int = MAX_REPLAY,
+              upto: int | None = None) -> list[TableLogEntry]:
+    """The log after ``after_seq`` (up to ``upto`` inclusive where given: a delayed reader's
+    cut)."""
+    entries = TableLogEntry.objects.filter(table_id=table_id, seq__gt=after_seq)
+    if upto is not None:
+        entries = entries.filter(seq__lte=upto)
+    return chat_events_resolve(list(entries.order_by("seq")[:limit]))
+
+
+# --- the spectator delay ----------------------------------------------------------------------
+#
+# A table's ``spectator_delay_seconds`` holds back everything non-seated readers learn of it,
+# so a watcher cannot relay a live match to a player. The one rule: a delayed reader sees the
+# table exactly as it stood after the last log entry whose ``created_at`` is at least the
+# delay old (and all entries before it too: a cut never skips an entry). Seated players are
+# never delayed; staff neither (moderators watch live); a player who left the match watches
+# as a spectator, delayed.
+
+# Epoch seconds now: the one clock every delay is measured by (tests move it).
+delay_clock = time.time
+
+
+def reader_delay(table: Table, player, seat: int | None) -> int:
+    """How many seconds ``player`` (seat ``seat``; None: anonymous) lags behind the table."""
+    if seat is not None or not table.spectator_delay_seconds:
+        return 0
+    if player is not None and getattr(player, "is_staff", False):
+        return 0
+    return table.spectator_delay_seconds
+
+
+def table_delay(table: Table, player) -> int:
+    """The delay that applies to ``player`` at ``table`` should they not sit there (a seated
+    player may leave during a subscription and from then on watch, delayed)."""
+    return reader_delay(table, player, None)
+
+
+def delay_cutoff(delay: int, now: float | None = None) -> datetime:
+    return datetime.fromtimestamp((delay_clock() if now is None else now) - delay, tz=UTC)
+
+
+def delay_cut(table: Table, delay: int, now: float | None = None) -> int:
+    """The last seq a reader ``delay`` seconds behind may see: the entry before the first one
+    younger than the delay (the table's ``last_seq`` when none is)."""
+    if not delay:
+        return table.last_seq
+    first_young = (TableLogEntry.objects.filter(table=table, created_at__gt=delay_cutoff(delay, now))
+                   .order_by("seq").values_list("seq", flat=True).first())
+    return table.last_seq if first_young is None else first_young - 1
+
+
+@dataclass(frozen=True)
+class AsOf:
+    """What a delayed reader sees is the table after entry ``seq``."""
+
+    seq: int
+    rounds_done: int  # round results a delayed reader may see
+
+
+def table_as_of(table: Table, seq: int) -> Table:
+    """An unsaved copy of ``table`` as it stood right after its log entry ``seq``: state
+    rebuilt from seed, options and the logged moves (the engine is deterministic), version,
+    status, round and result as of then. Seats are today's. The copy carries ``as_of``."""
+    if seq >= table.last_seq:
+        past = copy.copy(table)
+        past.as_of = AsOf(seq=table.last_seq, rounds_done=_rounds_done(table, table.status,
+                                                                      table.round_number))
+        return past
+    engine = GAMES.get(table.game)
+    state, version, status, round_number = None, 0, TableStatus.OPEN, 0
+    for entry in TableLogEntry.objects.filter(table=table, seq__lte=seq).order_by("seq"):
+        before, version = version, entry.version
+        status = entry.status or status
+        if entry.kind == LogKind.START and engine is not None:
+            state, round_number = engine.new_game(table.seat_count, table.seed, table.options), 1
+        elif state is None:
+            continue
+        elif entry.kind in (LogKind.ACTION, LogKind.BOT, LogKind.TIMEOUT) and entry.action is not None:
+            state, _ = engine.apply(state, entry.seat, entry.action)
+        elif entry.kind == LogKind.NEXT_ROUND and entry.version > before:
+            # The last round's end finishes the match without a new deal (same version).
+            state, _ = engine.start_next_round(state)
+            round_number += 1
+    past = copy.copy(table)
+    past.state, past.version, past.status, past.last_seq = state, version, status, seq
+    past.round_number = round_number
+    past.started_at = table.started_at if state is not None else None
+    past.deadline = None  # a past turn's deadline is not kept: none is shown
+    ended = status in (TableStatus.FINISHED, TableStatus.ABORTED)
+    if not ended:
+        past.result, past.finished_at = None, None
+    past.as_of = AsOf(seq=seq, rounds_done=_rounds_done(table, status, round_number))
+    return past
+
+
+def status_as_seen_by(table: Table, player, now: float | None = None) -> str:
+    """Only the status of ``table_as_seen_by`` (lists of tables: no state is rebuilt)."""
+    if not table.spectator_delay_seconds:
+        return table.status
+    delay = reader_delay(table, player, viewer_seat(table, player))
+    if not delay:
+        return table.status
+    cut = delay_cut(table, delay, now)
+    if cut >= table.last_seq:
+        return table.status
+    status = (TableLogEntry.objects.filter(table=table, seq__lte=cut).exclude(status="")
+              .order_by("-seq").values_list("status", flat=True).first())
+    return status or TableStatus.OPEN
+
+
+def _rounds_done(table: Table, status: str, round_number: int) -> int:
+    return round_number if status == TableStatus.FINISHED else max(0, round_number - 1)
+
+
+def table_as_seen_by(table: Table, player, now: float | None = None) -> Table:
+    """``table`` as ``player`` may see it now: itself, or for a delayed reader the table as of
+    its cut (``table_as_of``): one query more for a delayed reader (two where the cut is
+    behind the table: the log is replayed), none for anyone else."""
+    if not table.spectator_delay_seconds:
+        return table
+    delay = reader_delay(table, player, viewer_seat(table, player))
+    if not delay:
+        return table
+    return table_as_of(table, delay_cut(table, delay, now))
 
 
 def lobby(*, game: str | None, status: str | None, first: int, after: int | None) -> list[Table]:

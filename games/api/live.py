@@ -19,11 +19,13 @@ schema's own; a test compares both paths frame by frame.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import heapq
 import json
 import queue
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -76,17 +78,22 @@ def _id(value) -> selectors.PublicTableId:
     return selectors.public_table_id(value)
 
 
-def watch_check(table_id, player, after_seq: int = 0) -> int:
-    """Checks the player may watch from ``after_seq``; the table's internal key."""
+def watch_check(table_id, player, after_seq: int = 0) -> tuple[int, int]:
+    """Checks the player may watch from ``after_seq``; the table's internal key, and the
+    spectator delay that applies to the player whenever they do not sit there (0: never)."""
     table = selectors.table_for(table_id, player)
-    if after_seq > table.last_seq:
-        raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
-                                         f"({table.last_seq}): resubscribe with at most that",
-                        field="afterSeq", extensions={"lastSeq": table.last_seq})
     seat = selectors.viewer_seat(table, player)
+    last_seq = table.last_seq
+    delay = selectors.reader_delay(table, player, seat)
+    if after_seq > 0 and delay:  # a delayed reader learns no newer seq from the refusal
+        last_seq = min(last_seq, selectors.delay_cut(table, delay))
+    if after_seq > last_seq:
+        raise GameError("bad_after_seq", f"afterSeq is beyond the table's last seq "
+                                         f"({last_seq}): resubscribe with at most that",
+                        field="afterSeq", extensions={"lastSeq": last_seq})
     if not selectors.may_watch(table, player, seat):
         raise GameError("spectators_not_allowed", "this table does not allow spectators")
-    return table.pk
+    return table.pk, selectors.table_delay(table, player)
 
 
 def update_of(entry, public_id: str, seat: int | None, status: str,
@@ -137,7 +144,11 @@ async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[T
     without end. Raises ``GameError`` (before the first update) where the player may not
     watch."""
     public_id = _id(table_id)
-    tid = await database_sync_to_async(watch_check)(public_id, player, after_seq)
+    tid, delay = await database_sync_to_async(watch_check)(public_id, player, after_seq)
+    if delay:
+        async for update in _delayed_updates(tid, public_id, player, after_seq, delay):
+            yield update
+        return
     mine = realtime.player_audience(player.pk)
     channels = [realtime.group_name(tid, mine), realtime.group_name(tid, realtime.SPECTATORS)]
     async with fanout.listen(channels) as queue:
@@ -171,6 +182,160 @@ async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[T
                     last = entry.seq
             yield update_from_message(message)
             last = seq
+
+
+# --- the spectator delay ------------------------------------------------------------------------
+#
+# At a table with a spectator delay, whoever does not sit there (and is not staff) gets each
+# change ``delay`` seconds after it was logged: the spectators' copy of a change carries its
+# time (``at``) and the delay (games/journal.py), and the subscription holds it until then, in
+# order. The publish path sets no timer, and tables without a delay take the loop above. A
+# replay after ``afterSeq`` and a gap fill follow the same cut (games/selectors.py): nothing
+# younger than the delay, and the view attached is the one as of the last entry sent.
+
+
+def _delayed_replay(table_id: int, player, after_seq: int, delay: int):
+    """``_replay`` for a subscriber who may be delayed: ``(entry, view or None)`` for the
+    entries they may have now, the younger ones as ``(due, entry, view or None)``, their seat,
+    the table's status and last seq. The view goes with the entry it belongs to: the last
+    entry of the log as read (the table's current view), or, where younger entries are held
+    back, the last one sent (its view rebuilt as of then)."""
+    entries = selectors.log_after(table_id, after_seq)
+    table = selectors.table_get(table_id)
+    seat = selectors.viewer_seat(table, player)
+    cutoff = selectors.delay_cutoff(delay).timestamp()
+    young = len(entries) if seat is not None else next(
+        (i for i, e in enumerate(entries) if e.created_at.timestamp() > cutoff), len(entries))
+    ready = [(e, None) for e in entries[:young]]
+    held = [(e.created_at.timestamp() + delay, e, None) for e in entries[young:]]
+    current = selectors.view_for(table, seat)
+    if held and held[-1][1].seq == table.last_seq:
+        held[-1] = (*held[-1][:2], current)
+    if ready and held:
+        ready[-1] = (ready[-1][0], selectors.view_for(
+            selectors.table_as_of(table, ready[-1][0].seq), None))
+    elif ready and ready[-1][0].seq == table.last_seq:
+        ready[-1] = (ready[-1][0], current)
+    return ready, held, seat, table.status, table.last_seq
+
+
+async def _delayed_updates(tid: int, public_id: str, player, after_seq: int,
+                           delay: int) -> AsyncIterator[TableUpdate]:
+    """``table_updates`` at a table with a spectator delay. A seated player's own changes
+    come at once (and release whatever was held before them: they sit there now); the
+    spectators' copies are held until due. Order is kept: a change is never overtaken."""
+    mine = realtime.player_audience(player.pk)
+    channels = [realtime.group_name(tid, mine), realtime.group_name(tid, realtime.SPECTATORS)]
+    # (due, item): a log entry's update or a live message, in seq order.
+    held: deque = deque()
+    async with fanout.listen(channels) as queue:
+        last = taken = max(0, after_seq)  # last: sent; taken: sent or held
+        # Listening first, reading the log second: nothing falls between the two.
+        while True:
+            ready, later, seat, status, last_seq = await database_sync_to_async(
+                _delayed_replay)(tid, player, taken, delay)
+            for entry, view in ready:
+                update = update_of(entry, public_id, seat, status, view)
+                if held:  # read again behind held entries: they keep their turn
+                    held.append((0.0, update))
+                else:
+                    yield update
+                    last = entry.seq
+                taken = entry.seq
+            for due, entry, view in later:
+                held.append((due, update_of(entry, public_id, seat, status, view)))
+                taken = entry.seq
+            if taken >= last_seq:
+                break
+
+        async def release(item):
+            nonlocal last
+            if isinstance(item, TableUpdate):
+                if item.seq > last:
+                    last = item.seq
+                    yield item
+                return
+            seq = item["seq"]
+            if seq <= last:
+                return
+            if seq > last + 1:  # the fan-out dropped something: fill from the log
+                entries, seat, status, _, _ = await database_sync_to_async(_replay)(
+                    tid, player, last)
+                for entry in entries:
+                    if entry.seq >= seq:
+                        break
+                    yield update_of(entry, public_id, seat, status)
+                    last = entry.seq
+            last = seq
+            yield update_from_message(item)
+
+        while True:
+            while held and held[0][0] <= selectors.delay_clock():
+                async for update in release(held.popleft()[1]):
+                    yield update
+            if held:
+                # At most a second: a wall clock that was stepped (NTP) cannot hold a change
+                # back for longer than it is due.
+                wait = min(1.0, max(0.0, held[0][0] - selectors.delay_clock()))
+                try:
+                    message = await asyncio.wait_for(queue.get(), wait)
+                except TimeoutError:
+                    continue
+            else:
+                message = await queue.get()
+            spectators = message["audience"] == realtime.SPECTATORS
+            if spectators and player.pk in message.get("seated", ()):
+                continue  # the spectators' copy is for those who hold no seat there
+            if message["seq"] <= taken:
+                continue
+            taken = message["seq"]
+            if spectators:
+                due = message.get("at", selectors.delay_clock()) + message.get("delay", delay)
+                held.append((due, message))
+                continue
+            # Their own change: they sit there, and may have everything before it too.
+            while held:
+                async for update in release(held.popleft()[1]):
+                    yield update
+            async for update in release(message):
+                yield update
+
+
+async def held_until_due(messages: AsyncIterator[dict], due) -> AsyncIterator[dict]:
+    """``messages`` (a channel listener), each once ``due(message)`` has come (epoch seconds on
+    ``selectors.delay_clock``; None: at once). Held ones keep their order among themselves
+    (a table's are due in the order they were logged); the others do not wait behind them."""
+    inbox: asyncio.Queue = asyncio.Queue()
+
+    async def pump():  # the listener is read in a task of its own: waiting with a timeout
+        async for message in messages:  # on it directly would close it when the time is up
+            inbox.put_nowait(message)
+
+    reader = asyncio.get_running_loop().create_task(pump())
+    held: list = []  # heap of (due, arrival, message)
+    arrived = 0
+    try:
+        while True:
+            while held and held[0][0] <= selectors.delay_clock():
+                yield heapq.heappop(held)[2]
+            if reader.done() and inbox.empty():
+                reader.result()  # the listener ended: so do we (or its error is raised)
+                return
+            wait = min(1.0, max(0.0, held[0][0] - selectors.delay_clock())) if held else None
+            try:
+                message = await asyncio.wait_for(inbox.get(), wait)
+            except TimeoutError:
+                continue
+            when = due(message)
+            if when is None:
+                yield message
+            else:
+                arrived += 1
+                heapq.heappush(held, (when, arrived, message))
+    finally:
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
 
 
 # --- the database thread of a move --------------------------------------------------------------

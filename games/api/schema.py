@@ -68,6 +68,8 @@ class TableType:
 
     @classmethod
     def of(cls, table: Table, player) -> TableType:
+        """``table`` as ``player`` sees it: callers pass ``selectors.table_as_seen_by`` (the
+        table as of the spectator delay's cut for a delayed reader)."""
         seat = selectors.viewer_seat(table, player)
         insider = seat is not None or (player is not None and player.pk == table.creator_id)
         return cls(
@@ -98,14 +100,19 @@ class TableType:
         if not selectors.may_watch(self._table, self._player, self.my_seat):
             return []
         limit = max(1, min(limit, selectors.MAX_REPLAY))
-        entries = await api_read(selectors.log_after, self._table.pk, after_seq, limit)
+        as_of = getattr(self._table, "as_of", None)
+        entries = await api_read(selectors.log_after, self._table.pk, after_seq, limit,
+                                 as_of.seq if as_of is not None else None)
         return [live.update_of(e, self.id, self.my_seat, self._table.status) for e in entries]
 
     @strawberry.field
     async def round_results(self) -> list[RoundResultType]:
+        as_of = getattr(self._table, "as_of", None)
+        results = self._table.round_results.all()
+        if as_of is not None:  # a delayed reader: the rounds ended as of the cut
+            results = results.filter(round_number__lte=as_of.rounds_done)
         rows = await database_sync_to_async(
-            lambda: list(self._table.round_results.values("round_number", "placings", "scores"))
-        )()
+            lambda: list(results.values("round_number", "placings", "scores")))()
         return [RoundResultType(**row) for row in rows]
 
 
@@ -136,7 +143,9 @@ class ActPayload:
     async def table(self) -> TableType | None:
         if self._table_id is None:
             return None
-        table = await database_sync_to_async(selectors.table_get)(self._table_id)
+        table = await database_sync_to_async(
+            lambda: selectors.table_as_seen_by(selectors.table_get(self._table_id),
+                                               self._player))()
         return TableType.of(table, self._player)
 
 
@@ -168,7 +177,8 @@ async def _table_payload(info: Info, fn, **kwargs) -> TablePayload:
 
     def run():
         table = fn(player=player, **kwargs)
-        return TableType.of(selectors.table_get(table.pk), player)
+        return TableType.of(selectors.table_as_seen_by(selectors.table_get(table.pk), player),
+                            player)
 
     return TablePayload(table=await database_sync_to_async(run)())
 
@@ -195,14 +205,20 @@ class Query:
         rows = await api_read(selectors.lobby, game=game,
                               status=status.value if status else None, first=first + 1,
                               after=after_id)
-        items = [TableType.of(t, None) for t in rows[:first]]
+        seen = rows[:first]
+        if any(t.spectator_delay_seconds for t in seen):
+            seen = await api_read(lambda ts=seen: [selectors.table_as_seen_by(t, None) for t in ts])
+        # A table whose change of status is still held back (spectator delay) is not listed
+        # under its new status yet.
+        items = [TableType.of(t, None) for t in seen
+                 if t.status == (status.value if status else "open")]
         return TablePage(items=items, next_cursor=(rows[first - 1].public_id
                                                    if len(rows) > first else None))
 
     @strawberry.field(description="One table, with your view of its match.")
     async def table(self, info: Info, id: strawberry.ID) -> TableType | None:
         try:
-            table = await api_read(selectors.table_for, _id(id), viewer(info))
+            table = await api_read(selectors.table_for_reader, _id(id), viewer(info))
         except GameError:
             return None  # none, or private and not for this viewer: the same answer
         return TableType.of(table, viewer(info))
@@ -305,11 +321,19 @@ class Subscription:
     @strawberry.subscription(description="Public tables opening, filling, starting, ending.")
     async def lobby_events(self, info: Info,
                            game: str | None = None) -> AsyncGenerator[LobbyUpdate, None]:
-        require_viewer(info)
+        player = require_viewer(info)
         ws = info.context["ws"]
+
+        def due(message):
+            # A table with a spectator delay is news to the lobby that much later (staff:
+            # at once), as everything else of it (games/selectors.py).
+            if "at" not in message or player.is_staff:
+                return None
+            return message["at"] + message["delay"]
+
         async with ws.listen_to_channel(realtime.LOBBY_TYPE,
                                         groups=[realtime.LOBBY_GROUP]) as messages:
-            async for message in messages:
+            async for message in live.held_until_due(messages, due):
                 # Without a public id: sent by a node of an older release (no key leaves).
                 if (game and message.get("game") != game) or not message.get("public_id"):
                     continue

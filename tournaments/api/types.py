@@ -47,15 +47,22 @@ class TournamentTableType:
     _table_pk: strawberry.Private[int]
 
     @classmethod
-    def of(cls, link: TournamentTable, player) -> TournamentTableType:
+    def of(cls, link: TournamentTable, player, seen: dict[int, str] | None = None
+           ) -> TournamentTableType:
+        """``seen``: table key -> status as the player may see it (spectator delay); a table
+        whose end is still held back shows no placings."""
+        status = (seen or {}).get(link.table_id, link.table.status)
+        ended = status in ("finished", "aborted")
         return cls(number=link.number, table_id=strawberry.ID(link.table.public_id),
-                   status=link.table.status,
-                   players=[strawberry.ID(str(p)) for p in link.players],
-                   placings=link.placings, _player=player, _table_pk=link.table_id)
+                   status=status, players=[strawberry.ID(str(p)) for p in link.players],
+                   placings=link.placings if ended else None, _player=player,
+                   _table_pk=link.table_id)
 
     @strawberry.field(description="The game table itself: seats, your view, its events.")
     async def table(self) -> TableType | None:
-        table = await database_sync_to_async(game_selectors.table_get)(self._table_pk)
+        table = await database_sync_to_async(
+            lambda: game_selectors.table_as_seen_by(game_selectors.table_get(self._table_pk),
+                                                    self._player))()
         return TableType.of(table, self._player)
 
 
@@ -72,11 +79,12 @@ class TournamentRoundType:
         "A pending round's tables (player ids in seat order), before they are created."))
 
     @classmethod
-    def of(cls, rnd: TournamentRound, player) -> TournamentRoundType:
+    def of(cls, rnd: TournamentRound, player,
+           seen: dict[int, str] | None = None) -> TournamentRoundType:
         return cls(number=rnd.number, status=rnd.status,
                    byes=[strawberry.ID(str(p)) for p in rnd.byes], started_at=rnd.started_at,
                    finished_at=rnd.finished_at,
-                   tables=[TournamentTableType.of(x, player) for x in rnd.tables.all()],
+                   tables=[TournamentTableType.of(x, player, seen) for x in rnd.tables.all()],
                    planned=[[strawberry.ID(str(p)) for p in x] for x in rnd.planned or []])
 
 
@@ -164,8 +172,16 @@ class TournamentType:
 
     @strawberry.field
     async def rounds(self) -> list[TournamentRoundType]:
-        rows = await database_sync_to_async(selectors.rounds_of)(int(self.id))
-        return [TournamentRoundType.of(r, self._player) for r in rows]
+        def read():
+            rows = selectors.rounds_of(int(self.id))
+            # Tables with a spectator delay: their status as this viewer may see it now.
+            seen = {link.table_id: game_selectors.status_as_seen_by(link.table, self._player)
+                    for r in rows for link in r.tables.all()
+                    if link.table.spectator_delay_seconds}
+            return rows, seen
+
+        rows, seen = await database_sync_to_async(read)()
+        return [TournamentRoundType.of(r, self._player, seen) for r in rows]
 
     @strawberry.field
     async def standings(self) -> list[StandingType]:
