@@ -14,7 +14,7 @@ from collections import Counter
 from games.engine.aetsch import AETSCH, RANK_OF, SUIT_OF
 
 from .base import Bot, GameBots, RandomBot
-from .search import InfoSet, SearchBot, take, unseen, win_reward, win_share
+from .search import Beliefs, InfoSet, SearchBot, take, unseen, win_reward, win_share
 
 SUITS = ("clubs", "spades", "hearts", "diamonds")
 PLAIN_RANKS = ("3", "4", "6", "8", "9", "Q")
@@ -145,9 +145,85 @@ class HeuristicBot(Bot):
         return {"type": "swap", "seats": sorted([leader, most])}
 
 
+def features(card: str) -> tuple:
+    """What makes a card fit (see ``Beliefs``): a joker or a J fits whatever the suit (a J
+    unless J on J is barred), any other card by its suit or its rank."""
+    rank = _rank(card)
+    if rank in ("J", "joker"):
+        return (rank,)
+    return ("s:" + _suit(card), "r:" + rank)
 
 
-def determinize(info: InfoSet, rng: random.Random) -> dict:
+def _unfitting(top: str | None, suit: str | None, options: dict) -> set:
+    """The features no card has that a player held when it drew instead of playing (the
+    heuristic plays whenever a card fits; a person may not, then the constraint is loose)."""
+    out = {"joker"}
+    top_rank = None if top is None or top == "joker" else _rank(top)
+    if suit:
+        out.add("s:" + suit)
+    if top_rank and top_rank != "J":
+        out.add("r:" + top_rank)
+    if top_rank != "J" or options.get("jack_on_jack"):
+        out.add("J")
+    return out
+
+
+def observe(info: InfoSet) -> Beliefs:
+    """The round's public events as seen by the seat: who drew instead of playing (void in
+    what fitted), who gave whom what, whose hand the seat peeked at, hands swapped."""
+    v = info.view
+    me = info.seat
+    b = Beliefs(v["players"], features)
+    top = suit = None
+    pending = None  # (seat, features) after a draw, until we see whether the card fitted
+    for e in info.history:
+        kind = e.get("type")
+        p = e.get("seat")
+        if pending is not None and not (kind == "played" and p == pending[0]):
+            b.forbid(*pending)  # the drawn card did not fit either (or it was kept)
+            pending = None
+        elif kind == "played":
+            pending = None
+        if kind == "round_started":
+            b = Beliefs(v["players"], features)
+            top, suit = e.get("top"), None
+            if top and top != "joker":
+                suit = _suit(top)
+        elif kind == "played":
+            b.remove(p, e["card"])
+            top, suit = e["card"], e.get("suit")
+        elif kind == "drew":
+            if e.get("unseen"):  # a 5's cards, to be given away one by one
+                continue
+            if e.get("reason") == "draw" and top is not None:
+                pending = (p, _unfitting(top, suit, v["options"]))
+                b.forbid(*pending)
+            elif e.get("reason") == "two":
+                b.forbid(p, {"r:2"})
+            b.add_unknown(p, e["count"])
+        elif kind == "gave_drawn":
+            if e["to"] != me:
+                b.add_unknown(e["to"], 1)
+        elif kind == "gave":
+            b.remove_unknown(p, 1)
+            b.add_unknown(e["to"], 1)
+        elif kind == "gave_card" and e["to"] != me:  # the seat gave it: it knows the card
+            groups = b.groups[e["to"]]
+            if groups and groups[-1] == [1, set()]:  # the unknown card of the "gave" event
+                groups.pop()
+            else:
+                b.remove_unknown(e["to"], 1)
+            b.add_known(e["to"], [e["card"]])
+        elif kind == "peeked_hand":
+            b.reveal(e["target"], e["cards"])
+        elif kind == "swapped":
+            b.swap(*e["seats"])
+    if pending is not None and pending[0] != me:
+        b.forbid(*pending)
+    return b
+
+
+def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full Ätsch state consistent with the seat's view: the unseen cards (all but its hand
     and the top card) are shuffled into the other hands, the cards a 5 hands out, the discard
     pile below the top and the draw pile, with the counts the view shows. A pending 2's
@@ -157,8 +233,12 @@ def determinize(info: InfoSet, rng: random.Random) -> dict:
     top = v["top"]
     pool = unseen(AETSCH.full_deck(v["options"]), v["hand"], [top] if top else [])
     rng.shuffle(pool)
-    hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
-             for p in range(n)]
+    if beliefs is None:
+        hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
+                 for p in range(n)]
+    else:
+        dealt = beliefs.deal(pool, {p: v["hand_counts"][p] for p in range(n) if p != seat})
+        hands = [list(v["hand"]) if p == seat else dealt[p] for p in range(n)]
     to_give = take(pool, v["to_give_count"])
     discard = take(pool, v["discard_count"] - 1) + ([top] if top else [])
     draw_pile = take(pool, v["draw_count"])
@@ -214,5 +294,6 @@ BOTS = GameBots("aetsch", (
     AetschRandomBot(),
     _HEURISTIC,
     SearchBot(AETSCH, _HEURISTIC, determinize, evaluate, expand=expand, reward=win_reward,
-              depth=40, confidence=2.5, keep_arms=4, rollout_view=rollout_view),
+              depth=40, confidence=2.5, keep_arms=4, rollout_view=rollout_view,
+              observe=observe),
 ))
