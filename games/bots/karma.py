@@ -20,7 +20,16 @@ from games.engine.karma import (
 )
 
 from .base import Bot, GameBots, RandomBot
-from .search import CannotSearch, InfoSet, SearchBot, take, unseen, win_reward, win_share
+from .search import (
+    Beliefs,
+    CannotSearch,
+    InfoSet,
+    SearchBot,
+    take,
+    unseen,
+    win_reward,
+    win_share,
+)
 
 # The pile is small enough to take rather than spend a Karma card on it.
 SMALL_PILE = 2
@@ -111,9 +120,30 @@ class HeuristicBot(Bot):
         return min(actions, key=closeness)
 
 
+def _no_features(card: str) -> tuple:
+    return ()
 
 
-def determinize(info: InfoSet, rng: random.Random) -> dict:
+def observe(info: InfoSet) -> Beliefs:
+    """The round's public events as seen by the seat: whoever took the pile (or was given
+    it) holds its cards until it plays them; hand plays are public too."""
+    b = Beliefs(info.view["players"], _no_features)
+    for e in info.history:
+        kind = e.get("type")
+        p = e.get("seat")
+        if kind == "took_pile":
+            b.add_known(p, e["cards"])
+        elif kind == "pile_given":
+            b.add_known(e["to"], e["cards"])
+        elif kind == "played" and e.get("source") == "hand":
+            for card in e["cards"]:
+                b.remove(p, card)
+        elif kind == "drew":
+            b.add_unknown(p, e["count"])
+    return b
+
+
+def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full Karma state consistent with the seat's view. Public: the pile, the face-up
     table cards, who finished; the seat's own hand (and, with ``foresight``, the set of its
     face-down cards). Everything else it has not seen (other hands, every face-down card at
@@ -125,8 +155,12 @@ def determinize(info: InfoSet, rng: random.Random) -> dict:
     pool = unseen(KARMA.full_deck(v["options"]), v["hand"], v["pile"],
                   *v["table_up"], own_down or [])
     rng.shuffle(pool)
-    hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
-             for p in range(n)]
+    if beliefs is None:
+        hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
+                 for p in range(n)]
+    else:
+        dealt = beliefs.deal(pool, {p: v["hand_counts"][p] for p in range(n) if p != seat})
+        hands = [list(v["hand"]) if p == seat else dealt[p] for p in range(n)]
     table_down = []
     for p in range(n):
         positions = v["table_down_positions"][p]
@@ -186,5 +220,5 @@ BOTS = GameBots("karma", (
     _HEURISTIC,
     SearchBot(KARMA, _HEURISTIC, determinize, evaluate, searchable=searchable,
               reward=win_reward, depth=40, confidence=2.5, keep_arms=4,
-              rollout_view=rollout_view),
+              rollout_view=rollout_view, observe=observe),
 ))
