@@ -151,7 +151,46 @@ def features(card: str) -> tuple:
     rank = _rank(card)
     if rank in ("J", "joker"):
         return (rank,)
-    return ("s:" + _suit(card), "r:" + rank)
+    return ("s:" + _suit(card), "r:" + rank, "x:" + card)
+
+
+# What the heuristic would rather have played than a card of this rank, following suit with
+# more than two cards in hand (PLAY_PREFERENCE, ahead by more than its 0.3 tie-break): it
+# had none of these of the suit in force. 2s and 5s drop out once the draw pile runs low.
+_PREFERRED = {
+    "K": (), "5": ("K",), "2": ("K", "5"), "7": ("K", "5"),
+    "3": ("K", "5", "2", "7"), "4": ("K", "5", "2", "7"), "6": ("K", "5", "2", "7"),
+    "8": ("K", "5", "2", "7"), "9": ("K", "5", "2", "7"), "Q": ("K", "5", "2", "7"),
+    "A": ("K", "5", "2", "7", "3", "4", "6", "8", "9", "Q"),
+    "10": ("K", "5", "2", "7", "3", "4", "6", "8", "9", "Q"),
+}
+_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Q", "K", "A")
+
+
+def _counts_before(history: tuple, counts: list) -> list:
+    """Every seat's hand size before each event, worked back from the view's."""
+    now = list(counts)
+    out = [None] * len(history)
+    for i in range(len(history) - 1, -1, -1):
+        e = history[i]
+        kind = e.get("type")
+        p = e.get("seat")
+        if kind == "round_started":
+            break
+        if kind == "played":
+            now[p] += 1
+        elif kind == "drew" and not e.get("unseen"):
+            now[p] -= e["count"]
+        elif kind == "gave":
+            now[p] += 1
+            now[e["to"]] -= 1
+        elif kind == "gave_drawn":
+            now[e["to"]] -= 1
+        elif kind == "swapped":
+            a, b = e["seats"]
+            now[a], now[b] = now[b], now[a]
+        out[i] = list(now)
+    return out
 
 
 def _unfitting(top: str | None, suit: str | None, options: dict) -> set:
@@ -168,6 +207,29 @@ def _unfitting(top: str | None, suit: str | None, options: dict) -> set:
     return out
 
 
+def _passed_over(card: str, top: str, suit: str, counts: list | None, p: int,
+                 direction: int, *, sure_not_scarce: bool) -> set:
+    """The cards a heuristic player did not hold, since it played ``card`` instead of them
+    (on ``top`` with ``suit`` in force): nothing when its choice had other reasons (two
+    cards or fewer, the next player close to out)."""
+    if counts is None or counts[p] <= 2 or counts[(p + direction) % len(counts)] <= 2:
+        return set()
+    rank = _rank(card)
+    skip = () if sure_not_scarce else ("2", "5")
+    if rank in ("J", "joker"):
+        # Wild cards are kept for when nothing else fits (a J even behind a joker).
+        top_rank = None if top == "joker" else _rank(top)
+        out = {"x:" + suit + "-" + r for r in _RANKS if r not in skip}
+        if top_rank and top_rank != "J":
+            out |= {"x:" + s + "-" + top_rank for s in SUITS if top_rank not in skip}
+        if rank == "J":
+            out.add("joker")
+        return out
+    if _suit(card) != suit:
+        return set()  # matched the rank: its suit counts decided as much as its rank
+    return {"x:" + suit + "-" + r for r in _PREFERRED.get(rank, ()) if r not in skip}
+
+
 def observe(info: InfoSet) -> Beliefs:
     """The round's public events as seen by the seat: who drew instead of playing (void in
     what fitted), who gave whom what, whose hand the seat peeked at, hands swapped."""
@@ -176,9 +238,26 @@ def observe(info: InfoSet) -> Beliefs:
     b = Beliefs(v["players"], features)
     top = suit = None
     pending = None  # (seat, features) after a draw, until we see whether the card fitted
-    for e in info.history:
+    before = _counts_before(info.history, v["hand_counts"])
+    # Directions and the draw pile's size at each play are not all in the events: the
+    # direction is followed from "direction" events back from the view's, and the draw pile
+    # was surely not low (a 2 or a 5 still preferred) when it is not low now and was not
+    # reshuffled since.
+    plenty = v["draw_count"] >= 10
+    last_reshuffle = max((i for i, e in enumerate(info.history)
+                          if e.get("type") == "reshuffled"), default=-1)
+    flips = sum(1 for e in info.history if e.get("type") == "direction")
+    direction = v["direction"] * (-1) ** flips
+    two = None
+    for i, e in enumerate(info.history):
         kind = e.get("type")
         p = e.get("seat")
+        if kind == "direction":
+            direction = e["direction"]
+        elif kind == "two_pending":
+            two = e.get("total")
+        elif kind == "drew" and e.get("reason") == "two":
+            two = None
         if pending is not None and not (kind == "played" and p == pending[0]):
             b.forbid(*pending)  # the drawn card did not fit either (or it was kept)
             pending = None
@@ -190,8 +269,12 @@ def observe(info: InfoSet) -> Beliefs:
             if top and top != "joker":
                 suit = _suit(top)
         elif kind == "played":
+            if p != me and top is not None and suit is not None and two is None:
+                b.forbid(p, _passed_over(e["card"], top, suit, before[i], p, direction,
+                                         sure_not_scarce=i > last_reshuffle and plenty))
             b.remove(p, e["card"])
             top, suit = e["card"], e.get("suit")
+            two = None
         elif kind == "drew":
             if e.get("unseen"):  # a 5's cards, to be given away one by one
                 continue
