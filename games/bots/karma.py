@@ -17,6 +17,7 @@ from games.engine.karma import (
     KARMA_GIVE,
     KARMA_TABLE,
     VALUE,
+    fits,
 )
 
 from .base import Bot, GameBots, RandomBot
@@ -120,18 +121,37 @@ class HeuristicBot(Bot):
         return min(actions, key=closeness)
 
 
-def _no_features(card: str) -> tuple:
-    return ()
+def features(card: str) -> tuple:
+    """What decides a play (see ``Beliefs``): a number's value; a Karma card fits always."""
+    value = VALUE[card]
+    return ("karma",) if value is None else (f"v:{value}",)
+
+
+_VALUES = sorted({v for v in VALUE.values() if v is not None})
+
+
+def _unfitting(top: str | None, pile_size: int) -> set:
+    """What a heuristic player held none of when it took a pile with ``top`` on it: a number
+    that fits (it plays the lowest whenever one does) and, unless the pile was small enough
+    to take rather than spend one, a Karma card."""
+    out = {f"v:{v}" for v in _VALUES if fits(str(v), top)} if top is not None else set()
+    if pile_size > SMALL_PILE:
+        out.add("karma")
+    return out
 
 
 def observe(info: InfoSet) -> Beliefs:
     """The round's public events as seen by the seat: whoever took the pile (or was given
-    it) holds its cards until it plays them; hand plays are public too."""
-    b = Beliefs(info.view["players"], _no_features)
+    it) holds its cards until it plays them; hand plays are public too; a player who took
+    the pile from its hand had no number that fitted (nor a Karma card, for a big pile)."""
+    b = Beliefs(info.view["players"], features)
+    blind = None
     for e in info.history:
         kind = e.get("type")
         p = e.get("seat")
         if kind == "took_pile":
+            if p != info.seat and blind != p and e["cards"]:
+                b.forbid(p, _unfitting(e["cards"][-1], len(e["cards"])))
             b.add_known(p, e["cards"])
         elif kind == "pile_given":
             b.add_known(e["to"], e["cards"])
@@ -140,6 +160,7 @@ def observe(info: InfoSet) -> Beliefs:
                 b.remove(p, card)
         elif kind == "drew":
             b.add_unknown(p, e["count"])
+        blind = p if kind == "played_blind" else None
     return b
 
 
