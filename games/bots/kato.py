@@ -154,7 +154,21 @@ class HeuristicBot(Bot):
         return self._colored(best, hand)
 
 
-_FEATURES = {c: (("wild",) if IS_WILD[c] else ("c:" + COLOR[c], "r:" + RANK[c])) for c in RANK}
+_FEATURES = {c: (("wild",) if IS_WILD[c] else ("c:" + COLOR[c], "r:" + RANK[c], "x:" + c))
+             for c in RANK}
+_DIGITS = "0123456789"
+
+
+def _passed_over(card: str) -> set:
+    """The cards of its colour a heuristic player did not hold when it followed the colour
+    with the number ``card``: it plays a skip, reverse or draw2 before any number of the
+    colour, and of the numbers the one of most points (its scores have no random part)."""
+    rank = RANK[card]
+    if rank not in _DIGITS:
+        return set()
+    color = COLOR[card]
+    return ({f"x:{color}-{hit}" for hit in _HITS}
+            | {f"x:{color}-{d}" for d in _DIGITS if int(d) > int(rank)})
 
 
 def features(card: str) -> tuple:
@@ -175,6 +189,8 @@ def observe(info: InfoSet) -> Beliefs:
     top = None if played else v["top"]  # the first card turned up is still on top
     color = None if played else v["color"]
     drew_last = None
+    pending = v["phase"] == "pending" and not any(
+        e.get("type") in ("draw_pending", "accepted") for e in info.history)
     for e in info.history:
         kind = e.get("type")
         p = e.get("seat")
@@ -183,11 +199,19 @@ def observe(info: InfoSet) -> Beliefs:
             top, color = e.get("top"), None
         elif kind == "color_chosen":
             color = e.get("color")
+        elif kind == "draw_pending":
+            pending = True
+        elif kind == "accepted":
+            pending = False
         elif kind == "played":
             cards = e["cards"]
             if (cards[-1] == "wild" and drew_last != p and top is not None
                     and color is not None):
                 b.forbid(p, {"c:" + color, "r:" + RANK[top]})
+            elif (len(cards) == 1 and drew_last != p and not pending and p != me
+                  and COLOR[cards[0]] == color):
+                b.forbid(p, _passed_over(cards[0]))
+            pending = False
             for card in cards:
                 b.remove(p, card)
             top, color = cards[-1], e.get("color")
