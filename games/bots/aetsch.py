@@ -301,7 +301,8 @@ def observe(info: InfoSet) -> Beliefs:
             b.reveal(e["target"], e["cards"])
         elif kind == "swapped":
             b.swap(*e["seats"])
-    if pending is not None and pending[0] != me:
+    if pending is not None and pending[0] != me and not (
+            v["phase"] == "drawn" and v["turn"] == pending[0]):  # else it fitted: to play
         b.forbid(*pending)
     return b
 

@@ -111,3 +111,44 @@ def test_the_history_a_search_gets_is_its_seat_s_redaction_only():
     assert seat_history(events, 0) == [{"type": "drew", "seat": 1, "count": 1},
                                        {"type": "hand_shown", "seat": 2, "cards": ["blue-1"]}]
     assert [e["type"] for e in seat_history(events, 1)] == ["drew", "drew_cards"]
+
+
+@pytest.mark.parametrize("game_id,module,options", [
+    ("kato", kato, {"rounds": 1}), ("aetsch", aetsch, None), ("karma", karma, None)])
+def test_what_the_history_tells_of_heuristic_players_is_true_of_their_real_hands(
+        game_id, module, options):
+    # Sound reading: the known cards are held, and each constrained group of cards can be
+    # met by the real hand, at every move of several heuristic matches (the opponents play
+    # the heuristic, whose habits the readings assume).
+    engine = GAMES[game_id]
+    heuristic = BOTS[game_id]["heuristic"]
+    constrained = 0
+    for seed in range(1, 5):
+        rng = random.Random(seed)
+        state = engine.new_game(4, seed, options)
+        events: list[dict] = []
+        for _ in range(400):
+            if engine.is_round_over(state):
+                break
+            view = engine.view(state, SEAT)
+            beliefs = module.observe(InfoSet(SEAT, view, (), tuple(seat_history(events, SEAT))))
+            for p in range(1, 4):
+                hand = list(state["hands"][p])
+                for card in beliefs.known[p]:
+                    assert card in hand
+                    hand.remove(card)
+                need = len(hand)
+                for count, forbidden in reversed(beliefs.groups[p]):
+                    k = min(need, count)
+                    need -= k
+                    if forbidden and k:
+                        constrained += k
+                        fitting = [c for c in hand if forbidden.isdisjoint(module.features(c))]
+                        assert len(fitting) >= k
+            actors = engine.actors(state)
+            seat = actors[0] if len(actors) == 1 else rng.choice(actors)
+            action = heuristic.choose(engine.view(state, seat),
+                                      engine.legal_actions(state, seat), rng)
+            state, new = engine.apply(state, seat, action)
+            events += new
+    assert constrained > 0
