@@ -140,15 +140,54 @@ def _unfitting(top: str | None, pile_size: int) -> set:
     return out
 
 
+def _lower_fitting(played: list, pile: list) -> set:
+    """The numbers a heuristic player did not hold when it played ``played`` from its hand
+    on ``pile``: it burns when it can, else plays its lowest number that fits."""
+    value = VALUE[played[0]]
+    top, run = _top_run(pile)
+    if value is None or (played[0] == top and run + len(played) >= 3):
+        return set()
+    return {f"v:{v}" for v in _VALUES if v < value and fits(str(v), top)}
+
+
+def _pile_after(pile: list, e: dict) -> list:
+    """The pile after an event, followed from the round's start (empty)."""
+    kind = e.get("type")
+    if kind == "played":
+        return pile + list(e["cards"])
+    if kind == "played_blind":
+        return pile + [e["card"]]
+    if kind in ("burned", "took_pile", "pile_given"):
+        return []
+    if kind == "bottom_card_up" and pile and pile[0] == e["card"]:
+        return pile[1:] + [pile[0]]
+    return pile
+
+
 def observe(info: InfoSet) -> Beliefs:
     """The round's public events as seen by the seat: whoever took the pile (or was given
     it) holds its cards until it plays them; hand plays are public too; a player who took
-    the pile from its hand had no number that fitted (nor a Karma card, for a big pile)."""
+    the pile from its hand had no number that fitted (nor a Karma card, for a big pile);
+    one that played a number from its hand had no lower one that fitted. The last needs
+    the pile at every play, followed from the events: used only when that reading ends at
+    the pile the view shows."""
+    pile: list = []
+    for e in info.history:
+        if e.get("type") in ("round_started", "face_up_revealed"):
+            pile = []
+        pile = _pile_after(pile, e)
+    follow = pile == list(info.view["pile"])
     b = Beliefs(info.view["players"], features)
     blind = None
+    pile = []
     for e in info.history:
         kind = e.get("type")
         p = e.get("seat")
+        if kind in ("round_started", "face_up_revealed"):
+            pile = []
+        if (follow and kind == "played" and e.get("source") == "hand" and p != info.seat):
+            b.forbid(p, _lower_fitting(e["cards"], pile))
+        pile = _pile_after(pile, e)
         if kind == "took_pile":
             if p != info.seat and blind != p and e["cards"]:
                 b.forbid(p, _unfitting(e["cards"][-1], len(e["cards"])))
