@@ -9,7 +9,10 @@ improvement over the game's heuristic:
 
 * Each *world* is one full state sampled by the game's determinizer consistently with the
   seat's knowledge (the unseen cards shuffled into the hidden zones with the counts the view
-  shows, the public zones as the view shows them), re-drawn for every world.
+  shows, the public zones as the view shows them), re-drawn for every world. The game's
+  ``observe`` reads the seat's history once per move into ``Beliefs`` (cards a seat is known
+  to hold, cards it cannot hold: it drew instead of playing, or the heuristic's habits say it
+  would have played them), and the hidden hands are dealt within those.
 * In each world every candidate move is played and then the game continues with the heuristic
   for every seat, all candidates with the same playout seed. Averaged over worlds this values
   a move against the hidden cards the seat cannot know; comparing candidates world by world
