@@ -333,6 +333,27 @@ def table_as_seen_by(table: Table, player, now: float | None = None) -> Table:
     return table_as_of(table, delay_cut(table, delay, now))
 
 
+# A strong bot reads at most this many log entries back for its seat's round history: a
+# round of any game fits (a long Ätsch or Karma round has a few hundred), one query reads it.
+BOT_HISTORY_ENTRIES = 600
+
+
+def bot_history(table_id: int, seat: int, limit: int = BOT_HISTORY_ENTRIES) -> list[dict]:
+    """The current round's events as the table log sent them to ``seat`` (redacted for it,
+    oldest first): what a person in the seat saw of the round, the strong bot's history."""
+    from games.bots.search import seat_history
+
+    newest_first = (TableLogEntry.objects.filter(table_id=table_id).order_by("-seq")
+                    .values_list("events", flat=True)[:limit])
+    back: list[dict] = []
+    for events in newest_first:
+        for event in reversed(events or []):
+            if event.get("type") in ("round_over", "match_over"):
+                return seat_history(reversed(back), seat)
+            back.append(event)
+    return seat_history(reversed(back), seat)
+
+
 def lobby(*, game: str | None, status: str | None, first: int, after: int | None) -> list[Table]:
     qs = (Table.objects.filter(visibility=Visibility.PUBLIC)
           .select_related("creator")

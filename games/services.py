@@ -526,9 +526,12 @@ def _bot_choice(table: Table, seats: dict[int, Seat]) -> tuple[int, dict] | None
     rng = random.Random(f"{table.seed}:{table.version}:{position}")
     view = engine.view(table.state, position)
     if isinstance(policy, SearchBot):
+        # The seat's own redacted round history (never more than the seat was sent): the
+        # search deals its worlds consistently with what the table saw.
         return position, policy.choose(view, legal, rng,
                                        iterations=settings.STAPEL_STRONG_BOT_ITERATIONS,
-                                       time_ms=settings.STAPEL_STRONG_BOT_TIME_MS)
+                                       time_ms=settings.STAPEL_STRONG_BOT_TIME_MS,
+                                       history=selectors.bot_history(table.id, position))
     return position, policy.choose(view, legal, rng)
 
 

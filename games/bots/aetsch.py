@@ -14,7 +14,7 @@ from collections import Counter
 from games.engine.aetsch import AETSCH, RANK_OF, SUIT_OF
 
 from .base import Bot, GameBots, RandomBot
-from .search import InfoSet, SearchBot, take, unseen, win_reward, win_share
+from .search import Beliefs, InfoSet, SearchBot, take, unseen, win_reward, win_share
 
 SUITS = ("clubs", "spades", "hearts", "diamonds")
 PLAIN_RANKS = ("3", "4", "6", "8", "9", "Q")
@@ -145,9 +145,169 @@ class HeuristicBot(Bot):
         return {"type": "swap", "seats": sorted([leader, most])}
 
 
+def features(card: str) -> tuple:
+    """What makes a card fit (see ``Beliefs``): a joker or a J fits whatever the suit (a J
+    unless J on J is barred), any other card by its suit or its rank."""
+    rank = _rank(card)
+    if rank in ("J", "joker"):
+        return (rank,)
+    return ("s:" + _suit(card), "r:" + rank, "x:" + card)
 
 
-def determinize(info: InfoSet, rng: random.Random) -> dict:
+# What the heuristic would rather have played than a card of this rank, following suit with
+# more than two cards in hand (PLAY_PREFERENCE, ahead by more than its 0.3 tie-break): it
+# had none of these of the suit in force. 2s and 5s drop out once the draw pile runs low.
+_PREFERRED = {
+    "K": (), "5": ("K",), "2": ("K", "5"), "7": ("K", "5"),
+    "3": ("K", "5", "2", "7"), "4": ("K", "5", "2", "7"), "6": ("K", "5", "2", "7"),
+    "8": ("K", "5", "2", "7"), "9": ("K", "5", "2", "7"), "Q": ("K", "5", "2", "7"),
+    "A": ("K", "5", "2", "7", "3", "4", "6", "8", "9", "Q"),
+    "10": ("K", "5", "2", "7", "3", "4", "6", "8", "9", "Q"),
+}
+_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Q", "K", "A")
+
+
+def _counts_before(history: tuple, counts: list) -> list:
+    """Every seat's hand size before each event, worked back from the view's."""
+    now = list(counts)
+    out = [None] * len(history)
+    for i in range(len(history) - 1, -1, -1):
+        e = history[i]
+        kind = e.get("type")
+        p = e.get("seat")
+        if kind == "round_started":
+            break
+        if kind == "played":
+            now[p] += 1
+        elif kind == "drew" and not e.get("unseen"):
+            now[p] -= e["count"]
+        elif kind == "gave":
+            now[p] += 1
+            now[e["to"]] -= 1
+        elif kind == "gave_drawn":
+            now[e["to"]] -= 1
+        elif kind == "swapped":
+            a, b = e["seats"]
+            now[a], now[b] = now[b], now[a]
+        out[i] = list(now)
+    return out
+
+
+def _unfitting(top: str | None, suit: str | None, options: dict) -> set:
+    """The features no card has that a player held when it drew instead of playing (the
+    heuristic plays whenever a card fits; a person may not, then the constraint is loose)."""
+    out = {"joker"}
+    top_rank = None if top is None or top == "joker" else _rank(top)
+    if suit:
+        out.add("s:" + suit)
+    if top_rank and top_rank != "J":
+        out.add("r:" + top_rank)
+    if top_rank != "J" or options.get("jack_on_jack"):
+        out.add("J")
+    return out
+
+
+def _passed_over(card: str, top: str, suit: str, counts: list | None, p: int,
+                 direction: int, *, sure_not_scarce: bool) -> set:
+    """The cards a heuristic player did not hold, since it played ``card`` instead of them
+    (on ``top`` with ``suit`` in force): nothing when its choice had other reasons (two
+    cards or fewer, the next player close to out)."""
+    if counts is None or counts[p] <= 2 or counts[(p + direction) % len(counts)] <= 2:
+        return set()
+    rank = _rank(card)
+    skip = () if sure_not_scarce else ("2", "5")
+    if rank in ("J", "joker"):
+        # Wild cards are kept for when nothing else fits (a J even behind a joker).
+        top_rank = None if top == "joker" else _rank(top)
+        out = {"x:" + suit + "-" + r for r in _RANKS if r not in skip}
+        if top_rank and top_rank != "J":
+            out |= {"x:" + s + "-" + top_rank for s in SUITS if top_rank not in skip}
+        if rank == "J":
+            out.add("joker")
+        return out
+    if _suit(card) != suit:
+        return set()  # matched the rank: its suit counts decided as much as its rank
+    return {"x:" + suit + "-" + r for r in _PREFERRED.get(rank, ()) if r not in skip}
+
+
+def observe(info: InfoSet) -> Beliefs:
+    """The round's public events as seen by the seat: who drew instead of playing (void in
+    what fitted), who gave whom what, whose hand the seat peeked at, hands swapped."""
+    v = info.view
+    me = info.seat
+    b = Beliefs(v["players"], features)
+    top = suit = None
+    pending = None  # (seat, features) after a draw, until we see whether the card fitted
+    before = _counts_before(info.history, v["hand_counts"])
+    # Directions and the draw pile's size at each play are not all in the events: the
+    # direction is followed from "direction" events back from the view's, and the draw pile
+    # was surely not low (a 2 or a 5 still preferred) when it is not low now and was not
+    # reshuffled since.
+    plenty = v["draw_count"] >= 10
+    last_reshuffle = max((i for i, e in enumerate(info.history)
+                          if e.get("type") == "reshuffled"), default=-1)
+    flips = sum(1 for e in info.history if e.get("type") == "direction")
+    direction = v["direction"] * (-1) ** flips
+    two = None
+    for i, e in enumerate(info.history):
+        kind = e.get("type")
+        p = e.get("seat")
+        if kind == "direction":
+            direction = e["direction"]
+        elif kind == "two_pending":
+            two = e.get("total")
+        elif kind == "drew" and e.get("reason") == "two":
+            two = None
+        if pending is not None and not (kind == "played" and p == pending[0]):
+            b.forbid(*pending)  # the drawn card did not fit either (or it was kept)
+            pending = None
+        elif kind == "played":
+            pending = None
+        if kind == "round_started":
+            b = Beliefs(v["players"], features)
+            top, suit = e.get("top"), None
+            if top and top != "joker":
+                suit = _suit(top)
+        elif kind == "played":
+            if p != me and top is not None and suit is not None and two is None:
+                b.forbid(p, _passed_over(e["card"], top, suit, before[i], p, direction,
+                                         sure_not_scarce=i > last_reshuffle and plenty))
+            b.remove(p, e["card"])
+            top, suit = e["card"], e.get("suit")
+            two = None
+        elif kind == "drew":
+            if e.get("unseen"):  # a 5's cards, to be given away one by one
+                continue
+            if e.get("reason") == "draw" and top is not None:
+                pending = (p, _unfitting(top, suit, v["options"]))
+                b.forbid(*pending)
+            elif e.get("reason") == "two":
+                b.forbid(p, {"r:2"})
+            b.add_unknown(p, e["count"])
+        elif kind == "gave_drawn":
+            if e["to"] != me:
+                b.add_unknown(e["to"], 1)
+        elif kind == "gave":
+            b.remove_unknown(p, 1)
+            b.add_unknown(e["to"], 1)
+        elif kind == "gave_card" and e["to"] != me:  # the seat gave it: it knows the card
+            groups = b.groups[e["to"]]
+            if groups and groups[-1] == [1, set()]:  # the unknown card of the "gave" event
+                groups.pop()
+            else:
+                b.remove_unknown(e["to"], 1)
+            b.add_known(e["to"], [e["card"]])
+        elif kind == "peeked_hand":
+            b.reveal(e["target"], e["cards"])
+        elif kind == "swapped":
+            b.swap(*e["seats"])
+    if pending is not None and pending[0] != me and not (
+            v["phase"] == "drawn" and v["turn"] == pending[0]):  # else it fitted: to play
+        b.forbid(*pending)
+    return b
+
+
+def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full Ätsch state consistent with the seat's view: the unseen cards (all but its hand
     and the top card) are shuffled into the other hands, the cards a 5 hands out, the discard
     pile below the top and the draw pile, with the counts the view shows. A pending 2's
@@ -157,8 +317,12 @@ def determinize(info: InfoSet, rng: random.Random) -> dict:
     top = v["top"]
     pool = unseen(AETSCH.full_deck(v["options"]), v["hand"], [top] if top else [])
     rng.shuffle(pool)
-    hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
-             for p in range(n)]
+    if beliefs is None:
+        hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
+                 for p in range(n)]
+    else:
+        dealt = beliefs.deal(pool, {p: v["hand_counts"][p] for p in range(n) if p != seat})
+        hands = [list(v["hand"]) if p == seat else dealt[p] for p in range(n)]
     to_give = take(pool, v["to_give_count"])
     discard = take(pool, v["discard_count"] - 1) + ([top] if top else [])
     draw_pile = take(pool, v["draw_count"])
@@ -214,5 +378,6 @@ BOTS = GameBots("aetsch", (
     AetschRandomBot(),
     _HEURISTIC,
     SearchBot(AETSCH, _HEURISTIC, determinize, evaluate, expand=expand, reward=win_reward,
-              depth=40, confidence=2.5, keep_arms=4, rollout_view=rollout_view),
+              depth=40, confidence=2.5, keep_arms=4, rollout_view=rollout_view,
+              observe=observe),
 ))

@@ -17,10 +17,20 @@ from games.engine.karma import (
     KARMA_GIVE,
     KARMA_TABLE,
     VALUE,
+    fits,
 )
 
 from .base import Bot, GameBots, RandomBot
-from .search import CannotSearch, InfoSet, SearchBot, take, unseen, win_reward, win_share
+from .search import (
+    Beliefs,
+    CannotSearch,
+    InfoSet,
+    SearchBot,
+    take,
+    unseen,
+    win_reward,
+    win_share,
+)
 
 # The pile is small enough to take rather than spend a Karma card on it.
 SMALL_PILE = 2
@@ -111,9 +121,89 @@ class HeuristicBot(Bot):
         return min(actions, key=closeness)
 
 
+def features(card: str) -> tuple:
+    """What decides a play (see ``Beliefs``): a number's value; a Karma card fits always."""
+    value = VALUE[card]
+    return ("karma",) if value is None else (f"v:{value}",)
 
 
-def determinize(info: InfoSet, rng: random.Random) -> dict:
+_VALUES = sorted({v for v in VALUE.values() if v is not None})
+
+
+def _unfitting(top: str | None, pile_size: int) -> set:
+    """What a heuristic player held none of when it took a pile with ``top`` on it: a number
+    that fits (it plays the lowest whenever one does) and, unless the pile was small enough
+    to take rather than spend one, a Karma card."""
+    out = {f"v:{v}" for v in _VALUES if fits(str(v), top)} if top is not None else set()
+    if pile_size > SMALL_PILE:
+        out.add("karma")
+    return out
+
+
+def _lower_fitting(played: list, pile: list) -> set:
+    """The numbers a heuristic player did not hold when it played ``played`` from its hand
+    on ``pile``: it burns when it can, else plays its lowest number that fits."""
+    value = VALUE[played[0]]
+    top, run = _top_run(pile)
+    if value is None or (played[0] == top and run + len(played) >= 3):
+        return set()
+    return {f"v:{v}" for v in _VALUES if v < value and fits(str(v), top)}
+
+
+def _pile_after(pile: list, e: dict) -> list:
+    """The pile after an event, followed from the round's start (empty)."""
+    kind = e.get("type")
+    if kind == "played":
+        return pile + list(e["cards"])
+    if kind == "played_blind":
+        return pile + [e["card"]]
+    if kind in ("burned", "took_pile", "pile_given"):
+        return []
+    if kind == "bottom_card_up" and pile and pile[0] == e["card"]:
+        return pile[1:] + [pile[0]]
+    return pile
+
+
+def observe(info: InfoSet) -> Beliefs:
+    """The round's public events as seen by the seat: whoever took the pile (or was given
+    it) holds its cards until it plays them; hand plays are public too; a player who took
+    the pile from its hand had no number that fitted (nor a Karma card, for a big pile);
+    one that played a number from its hand had no lower one that fitted. The last needs
+    the pile at every play, followed from the events: used only when that reading ends at
+    the pile the view shows."""
+    pile: list = []
+    for e in info.history:
+        if e.get("type") in ("round_started", "face_up_revealed"):
+            pile = []
+        pile = _pile_after(pile, e)
+    follow = pile == list(info.view["pile"])
+    b = Beliefs(info.view["players"], features)
+    blind = None
+    pile = []
+    for e in info.history:
+        kind = e.get("type")
+        p = e.get("seat")
+        if kind in ("round_started", "face_up_revealed"):
+            pile = []
+        if (follow and kind == "played" and e.get("source") == "hand" and p != info.seat):
+            b.forbid(p, _lower_fitting(e["cards"], pile))
+        pile = _pile_after(pile, e)
+        if kind == "took_pile":
+            if p != info.seat and blind != p and e["cards"]:
+                b.forbid(p, _unfitting(e["cards"][-1], len(e["cards"])))
+            b.add_known(p, e["cards"])
+        elif kind == "pile_given":
+            b.add_known(e["to"], e["cards"])
+        elif kind == "played" and e.get("source") == "hand":
+            for card in e["cards"]:
+                b.remove(p, card)
+        elif kind == "drew":
+            b.add_unknown(p, e["count"])
+        blind = p if kind == "played_blind" else None
+    return b
+
+
+def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full Karma state consistent with the seat's view. Public: the pile, the face-up
     table cards, who finished; the seat's own hand (and, with ``foresight``, the set of its
     face-down cards). Everything else it has not seen (other hands, every face-down card at
@@ -125,8 +215,12 @@ def determinize(info: InfoSet, rng: random.Random) -> dict:
     pool = unseen(KARMA.full_deck(v["options"]), v["hand"], v["pile"],
                   *v["table_up"], own_down or [])
     rng.shuffle(pool)
-    hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
-             for p in range(n)]
+    if beliefs is None:
+        hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
+                 for p in range(n)]
+    else:
+        dealt = beliefs.deal(pool, {p: v["hand_counts"][p] for p in range(n) if p != seat})
+        hands = [list(v["hand"]) if p == seat else dealt[p] for p in range(n)]
     table_down = []
     for p in range(n):
         positions = v["table_down_positions"][p]
@@ -186,5 +280,5 @@ BOTS = GameBots("karma", (
     _HEURISTIC,
     SearchBot(KARMA, _HEURISTIC, determinize, evaluate, searchable=searchable,
               reward=win_reward, depth=40, confidence=2.5, keep_arms=4,
-              rollout_view=rollout_view),
+              rollout_view=rollout_view, observe=observe),
 ))

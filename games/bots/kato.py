@@ -14,7 +14,16 @@ import random
 from games.engine.kato import COLOR, COLORS, IS_WILD, KATO, POINTS, RANK
 
 from .base import Bot, GameBots, RandomBot
-from .search import CannotSearch, InfoSet, SearchBot, placing_reward, take, unseen, win_share
+from .search import (
+    Beliefs,
+    CannotSearch,
+    InfoSet,
+    SearchBot,
+    placing_reward,
+    take,
+    unseen,
+    win_share,
+)
 
 _HITS = {"skip", "reverse", "draw2"}
 
@@ -145,7 +154,82 @@ class HeuristicBot(Bot):
         return self._colored(best, hand)
 
 
-def determinize(info: InfoSet, rng: random.Random) -> dict:
+_FEATURES = {c: (("wild",) if IS_WILD[c] else ("c:" + COLOR[c], "r:" + RANK[c], "x:" + c))
+             for c in RANK}
+_DIGITS = "0123456789"
+
+
+def _passed_over(card: str) -> set:
+    """The cards of its colour a heuristic player did not hold when it followed the colour
+    with the number ``card``: it plays a skip, reverse or draw2 before any number of the
+    colour, and of the numbers the one of most points (its scores have no random part)."""
+    rank = RANK[card]
+    if rank not in _DIGITS:
+        return set()
+    color = COLOR[card]
+    return ({f"x:{color}-{hit}" for hit in _HITS}
+            | {f"x:{color}-{d}" for d in _DIGITS if int(d) > int(rank)})
+
+
+def features(card: str) -> tuple:
+    """What makes a card fit (see ``Beliefs``): a wild fits anything, another card by its
+    colour or its rank."""
+    return _FEATURES[card]
+
+
+def observe(info: InfoSet) -> Beliefs:
+    """The round's public events as seen by the seat: a player who drew held nothing that
+    fitted (no card of the colour or the rank, no wild: the heuristic plays whenever it can,
+    and never bluffs a wild-draw4), nor did the drawn card when it did not fit; a plain wild
+    is played only when no other card fits; a hand shown to the seat after a challenge."""
+    v = info.view
+    me = info.seat
+    b = Beliefs(v["players"], features)
+    played = any(e.get("type") == "played" for e in info.history)
+    top = None if played else v["top"]  # the first card turned up is still on top
+    color = None if played else v["color"]
+    drew_last = None
+    pending = v["phase"] == "pending" and not any(
+        e.get("type") in ("draw_pending", "accepted") for e in info.history)
+    for e in info.history:
+        kind = e.get("type")
+        p = e.get("seat")
+        if kind == "round_started":
+            b = Beliefs(v["players"], features)
+            top, color = e.get("top"), None
+        elif kind == "color_chosen":
+            color = e.get("color")
+        elif kind == "draw_pending":
+            pending = True
+        elif kind == "accepted":
+            pending = False
+        elif kind == "played":
+            cards = e["cards"]
+            if (cards[-1] == "wild" and drew_last != p and top is not None
+                    and color is not None):
+                b.forbid(p, {"c:" + color, "r:" + RANK[top]})
+            elif (len(cards) == 1 and drew_last != p and not pending and p != me
+                  and COLOR[cards[0]] == color):
+                b.forbid(p, _passed_over(cards[0]))
+            pending = False
+            for card in cards:
+                b.remove(p, card)
+            top, color = cards[-1], e.get("color")
+        elif kind == "drew":
+            b.add_unknown(p, e["count"])
+        elif kind == "drawn_card_fits" and top is not None and color is not None:
+            unfit = {"c:" + color, "r:" + RANK[top], "wild"}
+            b.forbid(p, unfit, skip_newest=0 if not e.get("fits") else 1)
+        elif kind == "hand_shown" and p != me:
+            b.reveal(p, e["cards"])
+        if kind == "drawn_card_fits":
+            drew_last = p  # a play that follows is the drawn card's: it tells nothing more
+        elif kind == "played":
+            drew_last = None
+    return b
+
+
+def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full KaTO state consistent with the seat's view: the cards it has not seen (all but
     its hand, the top card and a hand shown to it) are shuffled into the other hands, the
     discard pile below the top and the draw pile, with the counts the view shows."""
@@ -159,12 +243,16 @@ def determinize(info: InfoSet, rng: random.Random) -> dict:
     pool = unseen(KATO.full_deck(opts), v["hand"], [top], *known.values())
     rng.shuffle(pool)
     hands = []
+    if beliefs is not None:
+        dealt = beliefs.deal(pool, {p: v["hand_counts"][p] - len(known.get(p, []))
+                                    for p in range(n) if p != seat})
     for p in range(n):
         if p == seat:
             hands.append(list(v["hand"]))
         else:
             mine = known.get(p, [])
-            hands.append(mine + take(pool, v["hand_counts"][p] - len(mine)))
+            hands.append(mine + (dealt[p] if beliefs is not None
+                                 else take(pool, v["hand_counts"][p] - len(mine))))
     turn = v["turn"]
     drawn = v["drawn"]
     if v["phase"] == "drawn" and drawn is None:  # another seat drew a card that fits
@@ -232,5 +320,5 @@ BOTS = GameBots("kato", (
     RandomBot(),
     _HEURISTIC,
     SearchBot(KATO, _HEURISTIC, determinize, evaluate, reward=reward, expand=expand,
-              depth=30, rollout_view=rollout_view),
+              depth=30, rollout_view=rollout_view, observe=observe),
 ))

@@ -9,7 +9,10 @@ improvement over the game's heuristic:
 
 * Each *world* is one full state sampled by the game's determinizer consistently with the
   seat's knowledge (the unseen cards shuffled into the hidden zones with the counts the view
-  shows, the public zones as the view shows them), re-drawn for every world.
+  shows, the public zones as the view shows them), re-drawn for every world. The game's
+  ``observe`` reads the seat's history once per move into ``Beliefs`` (cards a seat is known
+  to hold, cards it cannot hold: it drew instead of playing, or the heuristic's habits say it
+  would have played them), and the hidden hands are dealt within those.
 * In each world every candidate move is played and then the game continues with the heuristic
   for every seat, all candidates with the same playout seed. Averaged over worlds this values
   a move against the hidden cards the seat cannot know; comparing candidates world by world
@@ -57,6 +60,142 @@ class InfoSet:
     view: dict
     legal: tuple
     history: tuple = field(default=())
+
+
+def seat_history(events, seat: int) -> list[dict]:
+    """The events as sent to ``seat`` (games/realtime.py ``redact_events``, kept pure here):
+    those visible to it, without the audience field. What a strong bot may be given."""
+    out = []
+    for e in events:
+        to = e.get("visible_to", "all")
+        if to == "all" or seat in to:
+            out.append({k: v for k, v in e.items() if k != "visible_to"})
+    return out
+
+
+DEALT = 1_000_000
+
+
+class Beliefs:
+    """What the public history tells about each seat's hidden hand, kept while reading it.
+
+    ``known[p]``: cards seat ``p`` is known to hold (a pile it took, a card the seat gave it);
+    ``groups[p]``: its other cards as ``[count, forbidden]`` groups, oldest first, where
+    ``forbidden`` is a set of card features (e.g. ``"s:hearts"``, ``"joker"``) none of the
+    group's cards has: a player who drew instead of playing held no card that fitted, but
+    the cards it drew afterwards may fit. Counts are reconciled with the view when a world
+    is dealt (``deal``), so a reading that lost track costs information, never consistency.
+    """
+
+    def __init__(self, players: int, features: Callable[[str], tuple]):
+        self.players = players
+        self.features = features
+        self.known: list[list] = [[] for _ in range(players)]
+        # The cards dealt, as many as there were: ``deal`` gives the oldest group what the
+        # view's count leaves, so the reading need not know the size of the deal.
+        self.groups: list[list[list]] = [[[DEALT, set()]] for _ in range(players)]
+
+    def add_unknown(self, p: int, count: int) -> None:
+        if count > 0:
+            self.groups[p].append([count, set()])
+
+    def add_known(self, p: int, cards) -> None:
+        self.known[p].extend(cards)
+
+    def forbid(self, p: int, forbidden, *, skip_newest: int = 0) -> None:
+        """No card ``p`` holds now (but the ``skip_newest`` newest groups) has these."""
+        groups = self.groups[p]
+        for group in groups[:len(groups) - skip_newest]:
+            group[1].update(forbidden)
+
+    def remove(self, p: int, card: str) -> None:
+        """``p`` played or gave ``card``: from its known cards, else from the most
+        constrained of its groups that may hold it (cautious, as ``remove_unknown``)."""
+        if card in self.known[p]:
+            self.known[p].remove(card)
+            return
+        features = set(self.features(card))
+        for group in sorted(self.groups[p], key=lambda g: -len(g[1])):
+            if group[0] > 0 and not group[1] & features:
+                group[0] -= 1
+                self._clean(p)
+                return
+        self.remove_unknown(p, 1)
+
+    def remove_unknown(self, p: int, count: int = 1) -> None:
+        """``p`` lost cards the seat did not see: taken from the most constrained groups (the
+        cautious reading: it forgets constraints rather than invents them). They may have
+        been known ones, so none is known any more."""
+        if self.known[p]:
+            self.add_unknown(p, len(self.known[p]))
+            self.known[p] = []
+        for group in sorted(self.groups[p], key=lambda g: -len(g[1])):
+            if count <= 0:
+                break
+            k = min(count, group[0])
+            group[0] -= k
+            count -= k
+        self._clean(p)
+
+    def reveal(self, p: int, cards) -> None:
+        """``p``'s whole hand was shown to the seat."""
+        self.known[p] = list(cards)
+        self.groups[p] = []
+
+    def swap(self, a: int, b: int) -> None:
+        self.known[a], self.known[b] = self.known[b], self.known[a]
+        self.groups[a], self.groups[b] = self.groups[b], self.groups[a]
+
+    def clear(self, p: int) -> None:
+        self.known[p] = []
+        self.groups[p] = []
+
+    def _clean(self, p: int) -> None:
+        self.groups[p] = [g for g in self.groups[p] if g[0] > 0]
+
+    def deal(self, pool: list, counts: dict[int, int]) -> dict[int, list]:
+        """Hands for the seats in ``counts`` (seat -> cards held) from the shuffled ``pool``
+        (the cards the seat has not seen), removed from it: known cards first, then each
+        group's cards among those without its forbidden features, the most constrained
+        groups first. A constraint no card left can meet is dropped (a human may draw
+        while holding a card that fits)."""
+        hands: dict[int, list] = {}
+        todo = []
+        for p, count in counts.items():
+            hand = []
+            for card in self.known[p]:
+                if len(hand) < count and card in pool:
+                    pool.remove(card)
+                    hand.append(card)
+            hands[p] = hand
+            need = count - len(hand)
+            for group in reversed(self.groups[p]):  # the newest cards are the likeliest kept
+                k = min(need, group[0])
+                if k > 0 and group[1]:
+                    todo.append((len(group[1]), p, k, group[1]))
+                need -= k
+            todo.append((0, p, count - len(hand) - sum(t[2] for t in todo if t[1] == p),
+                         None))
+        todo.sort(key=lambda t: -t[0])
+        features = self.features
+        for _, p, k, forbidden in todo:
+            if k <= 0:
+                continue
+            if forbidden is None:
+                hands[p].extend(take(pool, k))
+                continue
+            picked = []
+            for i in range(len(pool) - 1, -1, -1):
+                if forbidden.isdisjoint(features(pool[i])):
+                    picked.append(i)
+                    if len(picked) == k:
+                        break
+            chosen = [pool[i] for i in picked]
+            for i in picked:  # descending indexes: each deletion leaves the rest in place
+                del pool[i]
+            hands[p].extend(chosen)
+            hands[p].extend(take(pool, k - len(chosen)))
+        return hands
 
 
 class TimeUp(Exception):
@@ -151,7 +290,8 @@ class SearchBot(Bot):
                  searchable: Callable[[InfoSet], bool] | None = None,
                  reward: Callable[[list, int], float] = placing_reward,
                  expand: Callable[[dict, list], list] | None = None,
-                 rollout_view: Callable[[dict, int], dict] | None = None):
+                 rollout_view: Callable[[dict, int], dict] | None = None,
+                 observe: Callable[[InfoSet], Beliefs] | None = None):
         self.engine = engine
         self.heuristic = heuristic
         self.determinize = determinize
@@ -166,6 +306,9 @@ class SearchBot(Bot):
         self.reward = reward
         self.expand = expand
         self.rollout_view = rollout_view or engine.view
+        # Reads the seat's history once per move; its beliefs go to every world's
+        # ``determinize(info, rng, beliefs)`` (without it: ``determinize(info, rng)``).
+        self.observe = observe
 
     def choose(self, view: dict, legal_actions: list[dict], rng: random.Random, *,
                iterations: int | None = None, time_ms: float | None = None,
@@ -194,6 +337,11 @@ class SearchBot(Bot):
                 self.searchable is not None and not self.searchable(info)):
             return {"action": guess, "iterations": 0, "arms": {}}
         deadline = time.perf_counter() + limit_ms / 1000 if limit_ms else None
+        if self.observe is not None:
+            beliefs = self.observe(info)
+            determinize = lambda info, rng: self.determinize(info, rng, beliefs)  # noqa: E731
+        else:
+            determinize = self.determinize
         keys = list(arms)
         rewards: dict[str, list[float]] = {k: [] for k in keys}
         done = 0
@@ -201,7 +349,7 @@ class SearchBot(Bot):
             while done + len(keys) <= budget or not done:
                 if deadline is not None and done and time.perf_counter() > deadline:
                     break
-                world = self.determinize(info, rng)
+                world = determinize(info, rng)
                 seed = rng.getrandbits(64)
                 worlds = len(rewards[keys[0]])
                 for key in keys:

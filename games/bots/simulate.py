@@ -16,6 +16,7 @@ from collections import defaultdict
 from games.engine import GAMES
 
 from . import levels as bot_levels
+from .search import seat_history
 
 
 def lineup_for(levels: list[str], match_index: int) -> list[str]:
@@ -36,12 +37,17 @@ def play_match(game_id: str, levels: list[str], seed: int, options: dict | None 
     moves = 0
     rounds = 1
     search_ms: list[float] = []
+    # The current round's events, as the service gives them to a strong bot (its seat's
+    # redaction of the table log since the round began).
+    round_events: list[dict] = []
+    searchers = {seat for seat, bot in enumerate(bots) if getattr(bot, "level", "") == "strong"}
     started = time.perf_counter()
     for _ in range(max_steps):
         if engine.is_over(state):
             break
         if engine.is_round_over(state):
-            state, _ = engine.start_next_round(state)
+            state, round_events = engine.start_next_round(state)
+            round_events = list(round_events)
             rounds += 1
             continue
         actors = engine.actors(state)
@@ -50,13 +56,16 @@ def play_match(game_id: str, levels: list[str], seed: int, options: dict | None 
         bot = bots[seat]
         view = engine.view(state, seat)
         bot_rng = random.Random(rng.getrandbits(64))
-        if getattr(bot, "level", "") == "strong":
+        if seat in searchers:
             t0 = time.perf_counter()
-            action = bot.choose(view, legal, bot_rng, **(budget or {}))
+            action = bot.choose(view, legal, bot_rng, **(budget or {}),
+                                history=seat_history(round_events, seat))
             search_ms.append((time.perf_counter() - t0) * 1000)
         else:
             action = bot.choose(view, legal, bot_rng)
-        state, _ = engine.apply(state, seat, action)
+        state, events = engine.apply(state, seat, action)
+        if searchers:
+            round_events.extend(events)
         moves += 1
     else:
         raise RuntimeError(f"{game_id} match {seed} did not end within {max_steps} steps")

@@ -150,3 +150,37 @@ def test_bot_tasks_are_idempotent_by_version(alice, settings):
     assert services.bot_turn(table_id=table_pk_from_public(table["id"]), expected_version=version) is True
     assert services.bot_turn(table_id=table_pk_from_public(table["id"]), expected_version=version) is False
     assert TableLogEntry.objects.filter(table__public_id=table["id"], kind="bot").count() == 1
+
+
+def test_a_strong_bot_is_given_its_seat_s_round_history_and_nothing_more(alice, monkeypatch):
+    from games.bots import BOTS
+
+    strong = BOTS["kato"]["strong"]
+    heuristic = BOTS["kato"]["heuristic"]
+    seen = []
+
+    def choose(view, legal, rng, *, iterations=None, time_ms=None, history=()):
+        seen.append(list(history))
+        return heuristic.choose(view, legal, rng)
+
+    monkeypatch.setattr(strong, "choose", choose)
+    table = alice(CREATE, {"input": {"game": "kato", "seatCount": 2,
+                                     "options": {"rounds": 1}}})["createTable"]["table"]
+    alice(ADD_BOT, {"id": table["id"], "level": "strong"})
+    alice(START, {"id": table["id"]})
+    for _ in range(60):
+        scheduling.wait_idle(timeout=10)
+        state = alice(VIEW, {"id": table["id"]})["table"]
+        if state["status"] != "PLAYING" or len(seen) >= 4:
+            break
+        view = state["view"]
+        if 0 in view["actors"]:
+            alice(ACT, {"id": table["id"], "a": view["legalActions"][0], "v": state["version"]})
+    assert len(seen) >= 2
+    last = seen[-1]
+    # Alice's public moves are there; her own cards (dealt, drawn) and audiences are not.
+    assert any(e.get("type") in ("played", "drew") and e.get("seat") == 0 for e in last)
+    assert all("visible_to" not in e for e in last)
+    assert not any(e.get("type") in ("dealt", "drew_cards") and e.get("seat") == 0
+                   for e in last)
+    assert any(e.get("type") == "dealt" and e.get("seat") == 1 for e in seen[0])

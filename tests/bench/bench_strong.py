@@ -7,7 +7,8 @@ its 95 % interval, the mean placing and points of each level, and the strong bot
 A KaTO match is one round here (``{"rounds": 1}``: the default match to 500 points takes many
 rounds) and a Krass Kariert match one chip each (one deal); the other games play their
 defaults. ``--iterations``/``--time-ms`` default to the search's own defaults (the settings').
-The same figures, with CSV/JSON/PNG output, come from ``manage.py simulate``.
+The same figures, with CSV/JSON/PNG output, come from ``manage.py simulate``. As in the
+service, the strong seat is given its own redacted events of the round (``play_match``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,154 @@
+"""The strong bots read the seat's public round history: worlds are dealt consistently with
+what the table saw (a player who drew instead of playing holds nothing that fitted; a pile a
+player took is in its hand), and the history is only ever the seat's own redaction."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games.bots import BOTS, aetsch, karma, kato
+from games.bots.search import InfoSet, seat_history
+from games.engine import GAMES
+
+SEAT = 0
+
+
+def _until(game_id: str, seed: int, stop, options=None, limit: int = 3000):
+    """Plays a heuristic match until ``stop(events_of_the_move, seat)`` holds for a move
+    of another seat than SEAT; returns the state, SEAT's InfoSet and that seat."""
+    engine = GAMES[game_id]
+    heuristic = BOTS[game_id]["heuristic"]
+    rng = random.Random(seed)
+    state = engine.new_game(4, seed, options)
+    events: list[dict] = []
+    for _ in range(limit):
+        if engine.is_round_over(state):
+            return None
+        actors = engine.actors(state)
+        seat = actors[0] if len(actors) == 1 else rng.choice(actors)
+        action = heuristic.choose(engine.view(state, seat), engine.legal_actions(state, seat),
+                                  rng)
+        state, new = engine.apply(state, seat, action)
+        events += new
+        if seat != SEAT and stop(new, seat) and not engine.is_round_over(state):
+            view = engine.view(state, SEAT)
+            legal = tuple(engine.legal_actions(state, SEAT))
+            return state, InfoSet(SEAT, view, legal, tuple(seat_history(events, SEAT))), seat
+    return None
+
+
+def _found(game_id, stop, options=None):
+    for seed in range(1, 60):
+        got = _until(game_id, seed, stop, options)
+        if got is not None:
+            return got
+    pytest.fail("no such position in 60 heuristic matches")
+
+
+def test_a_kato_world_never_gives_a_card_to_a_seat_known_void_in_it():
+    # A seat that drew and whose drawn card did not fit held no card of the colour or the
+    # rank on top and no wild, nor does the drawn card fit.
+    def drew_unfit(events, seat):
+        return any(e["type"] == "drawn_card_fits" and not e["fits"] for e in events)
+
+    state, info, void_seat = _found("kato", drew_unfit, {"rounds": 1})
+    beliefs = kato.observe(info)
+    top, color = info.view["top"], info.view["color"]
+    unfit = {"c:" + color, "r:" + kato.RANK[top], "wild"}
+    assert all(unfit.isdisjoint(kato.features(c)) for c in state["hands"][void_seat])
+    for i in range(40):
+        world = kato.determinize(info, random.Random(i), beliefs)
+        assert len(world["hands"][void_seat]) == info.view["hand_counts"][void_seat]
+        assert all(unfit.isdisjoint(kato.features(c)) for c in world["hands"][void_seat])
+    # Without the history the same worlds would hand it such cards: the reading is the cause.
+    blind = [c for i in range(40)
+             for c in kato.determinize(info, random.Random(i))["hands"][void_seat]]
+    assert any(not unfit.isdisjoint(kato.features(c)) for c in blind)
+
+
+def test_an_aetsch_world_never_gives_a_card_to_a_seat_known_void_in_it():
+    def drew_and_passed_on(events, seat):
+        return any(e["type"] == "drew" and e.get("reason") == "draw" for e in events)
+
+    state, info, void_seat = _found("aetsch", drew_and_passed_on)
+    if info.view["turn"] == void_seat:  # the drawn card fits: only the older cards are void
+        pytest.skip("the drawn card fitted")
+    beliefs = aetsch.observe(info)
+    played = [e for e in info.history if e["type"] == "played"]
+    top = played[-1]["card"] if played else info.view["top"]
+    suit = played[-1]["suit"] if played else info.view["suit"]
+    unfit = aetsch._unfitting(top, suit, info.view["options"])
+    assert all(unfit.isdisjoint(aetsch.features(c)) for c in state["hands"][void_seat])
+    for i in range(40):
+        world = aetsch.determinize(info, random.Random(i), beliefs)
+        assert len(world["hands"][void_seat]) == info.view["hand_counts"][void_seat]
+        assert all(unfit.isdisjoint(aetsch.features(c)) for c in world["hands"][void_seat])
+    blind = [c for i in range(40)
+             for c in aetsch.determinize(info, random.Random(i))["hands"][void_seat]]
+    assert any(not unfit.isdisjoint(aetsch.features(c)) for c in blind)
+
+
+def test_a_karma_world_puts_a_taken_pile_in_the_taker_s_hand():
+    def took(events, seat):
+        return any(e["type"] == "took_pile" and len(e["cards"]) >= 3 for e in events)
+
+    state, info, taker = _found("karma", took)
+    taken = next(e["cards"] for e in reversed(info.history) if e["type"] == "took_pile")
+    beliefs = karma.observe(info)
+    for i in range(20):
+        hand = list(karma.determinize(info, random.Random(i), beliefs)["hands"][taker])
+        for card in taken:
+            assert card in hand
+            hand.remove(card)
+
+
+def test_the_history_a_search_gets_is_its_seat_s_redaction_only():
+    events = [{"type": "drew", "visible_to": "all", "seat": 1, "count": 1},
+              {"type": "drew_cards", "visible_to": [1], "seat": 1, "cards": ["red-7"]},
+              {"type": "hand_shown", "visible_to": [0], "seat": 2, "cards": ["blue-1"]}]
+    assert seat_history(events, 0) == [{"type": "drew", "seat": 1, "count": 1},
+                                       {"type": "hand_shown", "seat": 2, "cards": ["blue-1"]}]
+    assert [e["type"] for e in seat_history(events, 1)] == ["drew", "drew_cards"]
+
+
+@pytest.mark.parametrize("game_id,module,options", [
+    ("kato", kato, {"rounds": 1}), ("aetsch", aetsch, None), ("karma", karma, None)])
+def test_what_the_history_tells_of_heuristic_players_is_true_of_their_real_hands(
+        game_id, module, options):
+    # Sound reading: the known cards are held, and each constrained group of cards can be
+    # met by the real hand, at every move of several heuristic matches (the opponents play
+    # the heuristic, whose habits the readings assume).
+    engine = GAMES[game_id]
+    heuristic = BOTS[game_id]["heuristic"]
+    constrained = 0
+    for seed in range(1, 5):
+        rng = random.Random(seed)
+        state = engine.new_game(4, seed, options)
+        events: list[dict] = []
+        for _ in range(400):
+            if engine.is_round_over(state):
+                break
+            view = engine.view(state, SEAT)
+            beliefs = module.observe(InfoSet(SEAT, view, (), tuple(seat_history(events, SEAT))))
+            for p in range(1, 4):
+                hand = list(state["hands"][p])
+                for card in beliefs.known[p]:
+                    assert card in hand
+                    hand.remove(card)
+                need = len(hand)
+                for count, forbidden in reversed(beliefs.groups[p]):
+                    k = min(need, count)
+                    need -= k
+                    if forbidden and k:
+                        constrained += k
+                        fitting = [c for c in hand if forbidden.isdisjoint(module.features(c))]
+                        assert len(fitting) >= k
+            actors = engine.actors(state)
+            seat = actors[0] if len(actors) == 1 else rng.choice(actors)
+            action = heuristic.choose(engine.view(state, seat),
+                                      engine.legal_actions(state, seat), rng)
+            state, new = engine.apply(state, seat, action)
+            events += new
+    assert constrained > 0
