@@ -139,6 +139,15 @@ def update_from_message(message: dict) -> TableUpdate:
     return update
 
 
+async def _gap(tid: int, player, public_id: str, last: int, seq: int):
+    """The log's entries after ``last`` and before ``seq``: what the fan-out dropped."""
+    entries, seat, status, _, _ = await database_sync_to_async(_replay)(tid, player, last)
+    for entry in entries:
+        if entry.seq >= seq:
+            break
+        yield update_of(entry, public_id, seat, status)
+
+
 async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[TableUpdate]:
     """Every change at the table after ``after_seq`` as ``player`` may see it, in seq order,
     without end. Raises ``GameError`` (before the first update) where the player may not
@@ -173,13 +182,9 @@ async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[T
             if seq <= last:
                 continue
             if seq > last + 1:  # the fan-out dropped something: fill from the log
-                entries, seat, status, _, _ = await database_sync_to_async(_replay)(
-                    tid, player, last)
-                for entry in entries:
-                    if entry.seq >= seq:
-                        break
-                    yield update_of(entry, public_id, seat, status)
-                    last = entry.seq
+                async for update in _gap(tid, player, public_id, last, seq):
+                    yield update
+                    last = update.seq
             yield update_from_message(message)
             last = seq
 
@@ -259,13 +264,9 @@ async def _delayed_updates(tid: int, public_id: str, player, after_seq: int,
             if seq <= last:
                 return
             if seq > last + 1:  # the fan-out dropped something: fill from the log
-                entries, seat, status, _, _ = await database_sync_to_async(_replay)(
-                    tid, player, last)
-                for entry in entries:
-                    if entry.seq >= seq:
-                        break
-                    yield update_of(entry, public_id, seat, status)
-                    last = entry.seq
+                async for update in _gap(tid, player, public_id, last, seq):
+                    yield update
+                    last = update.seq
             last = seq
             yield update_from_message(item)
 
