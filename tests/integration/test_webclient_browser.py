@@ -230,6 +230,13 @@ async def test_a_guest_plays_a_whole_kato_match_against_three_bots(
                         '#hand button.card[aria-disabled=false], #actions button.action')"""):
                     break
             await page.keyboard.press("Enter")
+            # A card with several readings (a wild card: which colour?) offers its choices and
+            # moves the focus to the first: Enter again takes it.
+            await page.wait_for_function("""() => document.activeElement.matches(
+                '#actions button.choice') || [...document.querySelectorAll('#moves li')]
+                .some(li => /^Ada (plays|draws|chooses)/.test(li.textContent))""")
+            if await page.evaluate("() => document.activeElement.matches('#actions .choice')"):
+                await page.keyboard.press("Enter")
             await page.wait_for_function("""() => [...document.querySelectorAll('#moves li')]
                 .some(li => /^Ada (plays|draws|chooses)/.test(li.textContent))""")
             clicks = await _play_to_the_end([page], artifacts_dir, "webclient-kato-1-mid.png",
