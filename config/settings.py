@@ -108,7 +108,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": int(os.environ.get("DB_POOL_MIN", 2)),
-        "max_size": int(os.environ.get("DB_POOL_MAX", 16)),
+        # Each live move thread keeps one connection (STAPEL_LIVE_DB_THREADS): the pool is
+        # never smaller than those plus a few for requests, or a node starves its own HTTP.
+        "max_size": max(int(os.environ.get("DB_POOL_MAX", 16) or 16),
+                        int(os.environ.get("LIVE_DB_THREADS", 4) or 4) + 4),
         "timeout": 10,
     }
     # A statement waits at most STAPEL_TABLE_LOCK_TIMEOUT_MS for a row lock and then fails,

@@ -79,7 +79,8 @@ class RedisServer:
     """A redis-server of the test's own on a free loopback port, without persistence: for
     tests that stop Redis or fill it with foreign data (never the shared server)."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: tuple = ()) -> None:
+        """``prefix``: words before the command (e.g. ``("taskset", "-c", "1")``)."""
         import shutil
         import socket
         import subprocess
@@ -92,7 +93,7 @@ class RedisServer:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.proc = subprocess.Popen(
-            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+            [*prefix, exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
              "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         import redis
 

@@ -83,11 +83,77 @@ def pct(values: list[float], p: float) -> float:
 
 
 # --- the stack ---------------------------------------------------------------------------------
-def prepare_env(logdir: Path) -> dict:
+class OwnPostgres:
+    """A PostgreSQL cluster of the bench's own (initdb in its log folder, a free loopback
+    port, the server's default settings: fsync and synchronous_commit on), its processes
+    pinned as told. Run as the ``postgres`` user when the bench runs as root."""
+
+    def __init__(self, logdir: Path, prefix: tuple) -> None:
+        bindir = Path(sorted(Path("/usr/lib/postgresql").glob("*/bin"))[-1])
+        self.dir = logdir / "pg"
+        self.dir.mkdir()
+        self.port = _free_port()
+        self.bindir = bindir
+        self.as_user = as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if as_user:
+            shutil.chown(logdir, "postgres")
+            shutil.chown(self.dir, "postgres")
+        subprocess.run([*as_user, str(bindir / "initdb"), "-D", str(self.dir), "-U", "postgres",
+                        "-A", "trust", "--no-sync"], check=True, capture_output=True)
+        self.proc = subprocess.Popen(
+            [*prefix, *as_user, str(bindir / "postgres"), "-D", str(self.dir), "-p",
+             str(self.port), "-c", "listen_addresses=127.0.0.1", "-c",
+             f"unix_socket_directories={self.dir}"],
+            stdout=subprocess.DEVNULL, stderr=open(logdir / "postgres.log", "w"))  # noqa: SIM115
+        for _ in range(150):
+            if subprocess.run(["pg_isready", "-h", "127.0.0.1", "-p", str(self.port), "-q"]
+                              ).returncode == 0:
+                return
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"own PostgreSQL did not start: {(logdir / 'postgres.log').read_text()}")
+
+    def url(self, name: str) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def stop(self) -> None:
+        # pg_ctl, not a signal to the child: runuser does not pass signals on.
+        subprocess.run([*self.as_user, str(self.bindir / "pg_ctl"), "stop", "-D", str(self.dir),
+                        "-m", "fast", "-s"], capture_output=True)
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class OwnServices:
+    """``--own-services``: PostgreSQL and Redis of the bench's own, pinned to the load
+    client's core, so the server's core runs the server alone (as boardgame.io's does)."""
+
+    def __init__(self, logdir: Path) -> None:
+        from tests import resources
+
+        prefix = ("taskset", "-c", str(CLIENT_CORE))
+        self.pg = OwnPostgres(logdir, prefix)
+        try:
+            self.redis = resources.RedisServer(prefix)
+        except BaseException:
+            self.pg.stop()
+            raise
+
+    def stop(self) -> None:
+        self.redis.stop()
+        self.pg.stop()
+
+
+def prepare_env(logdir: Path, own: OwnServices | None = None) -> dict:
     from tests import resources  # the one place choosing the databases a run may touch
 
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/stapel")
-    redis_url = resources.redis_url()
+    if own is not None:
+        base, redis_url = own.pg.url("postgres"), own.redis.url(1)
+    else:
+        base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/stapel")
+        redis_url = resources.redis_url()
     bench_db = resources.bench_database_name(base)
     db_url = resources.database_url_beside(base, bench_db)
     subprocess.run(["psql", base, "-qc", f"DROP DATABASE IF EXISTS {bench_db} WITH (FORCE)"],
@@ -96,7 +162,9 @@ def prepare_env(logdir: Path) -> dict:
     env = {**os.environ, "DATABASE_URL": db_url, "REDIS_URL": redis_url,
            "SECRET_KEY": "bench", "BOT_PAUSE_SECONDS": "0", "ROUND_PAUSE_SECONDS": "0",
            "DJANGO_SETTINGS_MODULE": "config.settings", "LOG_LEVEL": "WARNING",
-           "DB_POOL_MAX": "8", "PYTHONUNBUFFERED": "1",
+           # The move threads keep a connection each; the rest of the node needs a few more.
+           "DB_POOL_MAX": str(int(os.environ.get("LIVE_DB_THREADS") or 4) + 4),
+           "PYTHONUNBUFFERED": "1",
            # Every client comes from 127.0.0.1: the limits stay on (their cost is part of the
            # figures), set high enough that the load client is never refused.
            **{f"RATE_LIMIT_{name}": "1000000 per minute" for name in (
@@ -172,11 +240,13 @@ def start_server(env: dict, logdir: Path, workers: int, ws_impl: str = "websocke
     raise RuntimeError(f"server did not start: {(logdir / 'server.log').read_text()}")
 
 
-def start_worker(env: dict, logdir: Path) -> tuple[Proc, Path]:
+def start_worker(env: dict, logdir: Path, cores: str | None = None) -> tuple[Proc, Path]:
+    """The Celery worker on ``cores`` (default: every core, whatever this process's
+    affinity is)."""
     prom = _prom_dir(logdir, "worker")
     env = {**env, "PROMETHEUS_MULTIPROC_DIR": str(prom)}
-    every_core = f"0-{os.cpu_count() - 1}"  # not pinned, whatever this process's affinity is
-    proc = Proc(["taskset", "-c", every_core, sys.executable, "-m", "celery", "-A", "config",
+    cores = cores or f"0-{os.cpu_count() - 1}"
+    proc = Proc(["taskset", "-c", cores, sys.executable, "-m", "celery", "-A", "config",
                  "worker", "-l", "warning", "-c", "1", "-n", "bench@%h", "--without-gossip",
                  "--without-mingle", "--without-heartbeat"], env, logdir / "worker.log")
     deadline = time.monotonic() + 60
@@ -425,6 +495,7 @@ class Conn:
 class Stats:
     def __init__(self):
         self.latencies: list[float] = []
+        self.answers: list[float] = []  # sending a move -> its own answer
         self.acted = 0
         self.refused = 0
         self.timeouts = 0
@@ -566,6 +637,7 @@ class Table:
             await asyncio.sleep(0.005)
             return
         self.stats.acted += 1
+        self.stats.answers.append(time.perf_counter() - sent)
         try:
             await asyncio.wait_for(done.wait(), 10)
             self.stats.latencies.append(self.last_arrival - sent)
@@ -825,7 +897,8 @@ def report(r: dict) -> None:
           f"worker CPU {r['worker_cpu_ms']:5.2f} ms/move; load client CPU "
           f"{r['client_cpu_pct']:.0f}% of core {CLIENT_CORE} ({r['client_cpu_ms']:.2f} ms/move, "
           f"fixed costs included; see --client-ceiling)")
-    print(f"      {_bytes(s)}")
+    print(f"      the move's own answer p50 {pct(s.answers, 50) * 1000:.1f} ms, p99 "
+          f"{pct(s.answers, 99) * 1000:.1f} ms; {_bytes(s)}")
     print(f"      everything else on the machine (PostgreSQL, Redis, other users): "
           f"{r['others_pct']:.0f}% of one core on average over {os.cpu_count()} cores")
     if r["client_cpu_pct"] >= 85:
@@ -985,6 +1058,11 @@ def main():
     parser.add_argument("--web-workers", type=int, default=1,
                         help="uvicorn --workers (all pinned to the server core)")
     parser.add_argument("--no-bgio", action="store_true")
+    parser.add_argument("--own-services", action="store_true",
+                        help="start a PostgreSQL cluster and a Redis of the bench's own, pinned "
+                             "with the Celery worker to the load client's core, so the server's "
+                             "core is the server's alone (else the shared servers named by "
+                             "DATABASE_URL and REDIS_URL, not pinned)")
     parser.add_argument("--fanout", action="store_true")
     parser.add_argument("--fanout-only", action="store_true")
     parser.add_argument("--fanout-tables", type=int, default=250)
@@ -1023,19 +1101,25 @@ def main():
     if args.quick:
         args.seconds, args.tables, args.bot_samples = 4, [8], 30
     logdir = Path(tempfile.mkdtemp(prefix="stapel-bench-"))
-    env = prepare_env(logdir)
-    server, url = start_server(env, logdir, args.web_workers, args.server_ws,
-                               args.server_deflate == "on")
-    worker = None
+    own = OwnServices(logdir) if args.own_services else None
+    server = worker = None
     try:
-        worker, worker_prom = start_worker(env, logdir)
+        env = prepare_env(logdir, own)
+        server, url = start_server(env, logdir, args.web_workers, args.server_ws,
+                                   args.server_deflate == "on")
+        worker, worker_prom = start_worker(env, logdir, str(CLIENT_CORE) if own else None)
         os.sched_setaffinity(0, {CLIENT_CORE})
         meter = Meter(server, worker, SqlCounter(url, worker_prom))
         print(f"stack: {args.web_workers} uvicorn worker(s) pinned to core {SERVER_CORES} "
               f"(pid {server.pid}; --ws {args.server_ws}, permessage-deflate "
               f"{args.server_deflate}); load client pinned to core {CLIENT_CORE}; Celery worker "
-              f"(1 process) not pinned; logs in {logdir}")
-        print(f"PostgreSQL: {where('postgres')}; Redis: {where('redis-server')}")
+              f"(1 process) {f'pinned to core {CLIENT_CORE}' if own else 'not pinned'}; "
+              f"logs in {logdir}")
+        if own:
+            print(f"PostgreSQL and Redis: the bench's own (ports {own.pg.port}, "
+                  f"{own.redis.port}), pinned to core {CLIENT_CORE} with the load client")
+        else:
+            print(f"PostgreSQL: {where('postgres')}; Redis: {where('redis-server')}")
         print(f"SQL counted: statements through Django's cursor + psycopg's BEGIN and "
               f"COMMIT/ROLLBACK + metrics.sql_statements(); the /metrics scrape's own "
               f"{meter.sql.scrape_cost:.0f} statement(s) subtracted")
@@ -1043,7 +1127,10 @@ def main():
     finally:
         if worker:
             worker.stop()
-        server.stop()
+        if server:
+            server.stop()
+        if own:
+            own.stop()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
 
 
