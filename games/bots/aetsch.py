@@ -367,9 +367,8 @@ def evaluate(state: dict, seat: int) -> float:
 
 
 def expand(view: dict, legal: list) -> list:
-    """Plays are searched with the call the heuristic always makes: calling costs nothing."""
-    if len(view["hand"] or []) > 2:
-        return legal
+    """Plays are searched with the call the heuristic always makes: calling costs nothing,
+    and a play with and without the flag would be the same move searched twice."""
     return [{**a, "call": True} if a["type"] == "play" else a for a in legal]
 
 
@@ -378,6 +377,6 @@ BOTS = GameBots("aetsch", (
     AetschRandomBot(),
     _HEURISTIC,
     SearchBot(AETSCH, _HEURISTIC, determinize, evaluate, expand=expand, reward=win_reward,
-              depth=40, confidence=2.5, keep_arms=4, rollout_view=rollout_view,
+              depth=40, confidence=1.0, keep_arms=6, rollout_view=rollout_view,
               observe=observe),
 ))

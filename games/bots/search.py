@@ -32,7 +32,10 @@ through a light view with exactly the fields the heuristic reads, and apply the 
 moves without the engine's input checks (the moves come from the engine's legal actions).
 
 The budget is plain arguments: ``iterations`` (playouts) and ``time_ms`` (wall clock; 0 =
-none; checked before every playout once one world is complete, a world cut short is dropped). With a seeded ``random.Random`` and no time limit reached, the move is deterministic.
+none; checked before every world and every playout move, so a move overruns it by at most one
+playout step; a world cut short is dropped, and with no whole world the heuristic's move is
+played). The clock draws nothing from the RNG: with a seeded ``random.Random`` and no time
+limit reached, the move is deterministic.
 """
 
 from __future__ import annotations
@@ -50,6 +53,9 @@ from .base import Bot
 DEFAULT_ITERATIONS = 300
 DEFAULT_TIME_MS = 400
 DEFAULT_DEPTH = 120
+
+# The search's clock (a module attribute, so that tests can drive time without waiting).
+clock = time.perf_counter
 
 
 @dataclass(frozen=True)
@@ -324,6 +330,7 @@ class SearchBot(Bot):
         """The chosen action and the search statistics (``iterations``, ``arms``)."""
         budget = self.iterations if iterations is None else iterations
         limit_ms = self.time_ms if time_ms is None else time_ms
+        deadline = clock() + limit_ms / 1000 if limit_ms else None
         # The heuristic's choice is drawn first, so the RNG stream does not depend on timing.
         guess = self.heuristic.choose(info.view, list(info.legal), rng)
         arms: dict[str, dict] = {}
@@ -336,7 +343,6 @@ class SearchBot(Bot):
         if len(arms) == 1 or budget <= 0 or (
                 self.searchable is not None and not self.searchable(info)):
             return {"action": guess, "iterations": 0, "arms": {}}
-        deadline = time.perf_counter() + limit_ms / 1000 if limit_ms else None
         if self.observe is not None:
             beliefs = self.observe(info)
             determinize = lambda info, rng: self.determinize(info, rng, beliefs)  # noqa: E731
@@ -345,22 +351,18 @@ class SearchBot(Bot):
         keys = list(arms)
         rewards: dict[str, list[float]] = {k: [] for k in keys}
         done = 0
+        worlds = 0
         try:
             while done + len(keys) <= budget or not done:
-                if deadline is not None and done and time.perf_counter() > deadline:
+                if deadline is not None and clock() > deadline:
                     break
                 world = determinize(info, rng)
                 seed = rng.getrandbits(64)
-                worlds = len(rewards[keys[0]])
                 for key in keys:
-                    if deadline is not None and worlds and time.perf_counter() > deadline:
-                        # Out of time within a world: drop its playouts, keep pairs whole.
-                        for k in keys:
-                            del rewards[k][worlds:]
-                        raise TimeUp
                     rewards[key].append(self._playout(world, info.seat, arms[key],
-                                                      random.Random(seed)))
+                                                      random.Random(seed), deadline))
                 done += len(keys)
+                worlds += 1
                 if len(rewards[keys[0]]) == self.screen_after and len(keys) > self.keep_arms:
                     ranked = sorted(keys, key=lambda k: -sum(rewards[k]))
                     kept = set(ranked[:self.keep_arms]) | {guess_key}
@@ -368,7 +370,11 @@ class SearchBot(Bot):
         except CannotSearch:
             return {"action": guess, "iterations": done, "arms": {}}
         except TimeUp:
-            pass
+            # Out of time within a world: drop its playouts, so that pairs stay whole.
+            for k in keys:
+                del rewards[k][worlds:]
+        if not worlds:
+            return {"action": guess, "iterations": 0, "arms": {}}
         best_key = max(keys, key=lambda k: (sum(rewards[k]), k == guess_key))
         if best_key != guess_key:
             diffs = [b - g for b, g in zip(rewards[best_key], rewards[guess_key], strict=True)]
@@ -381,7 +387,8 @@ class SearchBot(Bot):
                 "arms": {k: (len(r), sum(r) / len(r) if r else None)
                          for k, r in rewards.items()}}
 
-    def _playout(self, state: dict, seat: int, action: dict, rng: random.Random) -> float:
+    def _playout(self, state: dict, seat: int, action: dict, rng: random.Random,
+                 deadline: float | None = None) -> float:
         engine = self.engine
         # The moves come from the engine's legal actions: its input checks are not needed.
         apply = engine._apply
@@ -394,6 +401,8 @@ class SearchBot(Bot):
         for _ in range(self.depth):
             if is_round_over(state):
                 return self.reward(engine.round_result(state)["placings"], seat)
+            if deadline is not None and clock() > deadline:
+                raise TimeUp
             actors = actors_of(state)
             actor = actors[0] if len(actors) == 1 else rng.choice(actors)
             state, _ = apply(state, actor, choose(view_of(state, actor), legal_of(state, actor),

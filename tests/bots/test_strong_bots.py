@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from games.bots import BOTS
+from games.bots import BOTS, search
 from games.bots.search import InfoSet, SearchBot
 from games.engine import GAMES
 
@@ -185,3 +185,46 @@ def test_the_playouts_light_view_gives_the_heuristic_the_same_moves(game_id, pla
             assert rng_a.random() == rng_b.random()
             compared += 1
     assert compared >= 100
+
+
+class _Clock:
+    """A clock that moves on by ``step`` seconds each time it is read, counting the reads."""
+
+    def __init__(self, step: float):
+        self.now = 0.0
+        self.step = step
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("game_id,players", GAME_SEATS)
+def test_the_time_cap_holds_within_a_sampled_world(game_id, players, monkeypatch):
+    # Time runs out during the first world (each clock read is 1 ms, the cap 5 ms): the
+    # search stops inside that world, drops it and plays the heuristic's move, instead of
+    # finishing the world's playouts first (Krass Kariert plays ~25 candidates a world).
+    engine = GAMES[game_id]
+    bot: SearchBot = BOTS[game_id]["strong"]
+    state, seat = positions(game_id, players, 4, every=6, limit=3)[-1]
+    info = InfoSet(seat, engine.view(state, seat), tuple(engine.legal_actions(state, seat)))
+    if bot.searchable is not None and not bot.searchable(info):
+        pytest.skip("no searchable position")
+    clock = _Clock(0.001)
+    monkeypatch.setattr(search, "clock", clock)
+    moves = 0
+    real_choose = bot.heuristic.choose
+
+    def counting_choose(*args, **kwargs):
+        nonlocal moves
+        moves += 1
+        return real_choose(*args, **kwargs)
+
+    monkeypatch.setattr(bot.heuristic, "choose", counting_choose)
+    out = bot.search(info, random.Random(9), iterations=10**6, time_ms=5)
+    assert out["iterations"] == 0 and out["arms"] == {}
+    assert out["action"] == real_choose(info.view, list(info.legal), random.Random(9))
+    # The heuristic's own move, then playout moves until the sixth clock read at most.
+    assert moves <= 1 + 6
