@@ -14,7 +14,7 @@ from collections import Counter
 from games.engine.aetsch import AETSCH, RANK_OF, SUIT_OF
 
 from .base import Bot, GameBots, RandomBot
-from .search import Beliefs, InfoSet, SearchBot, take, unseen, win_reward, win_share
+from .search import Beliefs, InfoSet, SearchBot, deal_hands, take, unseen, win_reward, win_share
 
 SUITS = ("clubs", "spades", "hearts", "diamonds")
 PLAIN_RANKS = ("3", "4", "6", "8", "9", "Q")
@@ -317,12 +317,7 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
     top = v["top"]
     pool = unseen(AETSCH.full_deck(v["options"]), v["hand"], [top] if top else [])
     rng.shuffle(pool)
-    if beliefs is None:
-        hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
-                 for p in range(n)]
-    else:
-        dealt = beliefs.deal(pool, {p: v["hand_counts"][p] for p in range(n) if p != seat})
-        hands = [list(v["hand"]) if p == seat else dealt[p] for p in range(n)]
+    hands = deal_hands(v, seat, pool, beliefs)
     to_give = take(pool, v["to_give_count"])
     discard = take(pool, v["discard_count"] - 1) + ([top] if top else [])
     draw_pile = take(pool, v["draw_count"])

@@ -26,6 +26,7 @@ from .search import (
     CannotSearch,
     InfoSet,
     SearchBot,
+    deal_hands,
     take,
     unseen,
     win_reward,
@@ -215,12 +216,7 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
     pool = unseen(KARMA.full_deck(v["options"]), v["hand"], v["pile"],
                   *v["table_up"], own_down or [])
     rng.shuffle(pool)
-    if beliefs is None:
-        hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
-                 for p in range(n)]
-    else:
-        dealt = beliefs.deal(pool, {p: v["hand_counts"][p] for p in range(n) if p != seat})
-        hands = [list(v["hand"]) if p == seat else dealt[p] for p in range(n)]
+    hands = deal_hands(v, seat, pool, beliefs)
     table_down = []
     for p in range(n):
         positions = v["table_down_positions"][p]

@@ -223,6 +223,17 @@ def unseen(full_deck: list, *known: list) -> list:
     return sorted(pool.elements())
 
 
+def deal_hands(view: dict, seat: int, pool: list, beliefs: Beliefs | None) -> list[list]:
+    """Every seat's hand of a sampled world: the seat's own as the view shows it, the others'
+    from the (shuffled) ``pool`` with the view's counts, within ``beliefs`` when given."""
+    n = view["players"]
+    if beliefs is None:
+        return [list(view["hand"]) if p == seat else take(pool, view["hand_counts"][p])
+                for p in range(n)]
+    dealt = beliefs.deal(pool, {p: view["hand_counts"][p] for p in range(n) if p != seat})
+    return [list(view["hand"]) if p == seat else dealt[p] for p in range(n)]
+
+
 def take(pool: list, count: int) -> list:
     """The last ``count`` cards of the (shuffled) ``pool``, removed from it."""
     if count <= 0:

@@ -40,10 +40,12 @@ without Django's cursor must call ``config.metrics.sql_statements(n)`` to be cou
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/stapel REDIS_URL=redis://127.0.0.1:6379/15 \\
         .venv/bin/python tests/bench/bench_live.py [--seconds 15] [--tables 8 32] [--no-bgio]
         [--modes ws http] [--fanout] [--no-extras] [--web-workers 1] [--client-ceiling]
+        [--own-services]
 
 Figures are printed, never asserted. Traffic goes to 127.0.0.1 only. PostgreSQL and Redis are
 the shared servers named by the URLs (the bench makes and drops ``<db>_bench`` and flushes
-only its own Redis database); the bench does not pin them.
+only its own Redis database); the bench does not pin them. With ``--own-services`` it starts a
+PostgreSQL cluster and a Redis of its own instead, pinned with the worker to the client's core.
 """
 
 from __future__ import annotations

@@ -47,6 +47,20 @@ def _found(game_id, stop, options=None):
     pytest.fail("no such position in 60 heuristic matches")
 
 
+def _worlds_respect_the_void(game, state, info, beliefs, void_seat, unfit):
+    """The real hand and every sampled world hold no card with an ``unfit`` feature at the
+    void seat; without the history the same worlds would hand it such cards (the reading is
+    the cause)."""
+    assert all(unfit.isdisjoint(game.features(c)) for c in state["hands"][void_seat])
+    for i in range(40):
+        world = game.determinize(info, random.Random(i), beliefs)
+        assert len(world["hands"][void_seat]) == info.view["hand_counts"][void_seat]
+        assert all(unfit.isdisjoint(game.features(c)) for c in world["hands"][void_seat])
+    blind = [c for i in range(40)
+             for c in game.determinize(info, random.Random(i))["hands"][void_seat]]
+    assert any(not unfit.isdisjoint(game.features(c)) for c in blind)
+
+
 def test_a_kato_world_never_gives_a_card_to_a_seat_known_void_in_it():
     # A seat that drew and whose drawn card did not fit held no card of the colour or the
     # rank on top and no wild, nor does the drawn card fit.
@@ -57,15 +71,7 @@ def test_a_kato_world_never_gives_a_card_to_a_seat_known_void_in_it():
     beliefs = kato.observe(info)
     top, color = info.view["top"], info.view["color"]
     unfit = {"c:" + color, "r:" + kato.RANK[top], "wild"}
-    assert all(unfit.isdisjoint(kato.features(c)) for c in state["hands"][void_seat])
-    for i in range(40):
-        world = kato.determinize(info, random.Random(i), beliefs)
-        assert len(world["hands"][void_seat]) == info.view["hand_counts"][void_seat]
-        assert all(unfit.isdisjoint(kato.features(c)) for c in world["hands"][void_seat])
-    # Without the history the same worlds would hand it such cards: the reading is the cause.
-    blind = [c for i in range(40)
-             for c in kato.determinize(info, random.Random(i))["hands"][void_seat]]
-    assert any(not unfit.isdisjoint(kato.features(c)) for c in blind)
+    _worlds_respect_the_void(kato, state, info, beliefs, void_seat, unfit)
 
 
 def test_an_aetsch_world_never_gives_a_card_to_a_seat_known_void_in_it():
@@ -80,14 +86,7 @@ def test_an_aetsch_world_never_gives_a_card_to_a_seat_known_void_in_it():
     top = played[-1]["card"] if played else info.view["top"]
     suit = played[-1]["suit"] if played else info.view["suit"]
     unfit = aetsch._unfitting(top, suit, info.view["options"])
-    assert all(unfit.isdisjoint(aetsch.features(c)) for c in state["hands"][void_seat])
-    for i in range(40):
-        world = aetsch.determinize(info, random.Random(i), beliefs)
-        assert len(world["hands"][void_seat]) == info.view["hand_counts"][void_seat]
-        assert all(unfit.isdisjoint(aetsch.features(c)) for c in world["hands"][void_seat])
-    blind = [c for i in range(40)
-             for c in aetsch.determinize(info, random.Random(i))["hands"][void_seat]]
-    assert any(not unfit.isdisjoint(aetsch.features(c)) for c in blind)
+    _worlds_respect_the_void(aetsch, state, info, beliefs, void_seat, unfit)
 
 
 def test_a_karma_world_puts_a_taken_pile_in_the_taker_s_hand():
