@@ -21,7 +21,9 @@ deployment's database and Redis database: two stacks on one Redis never hear eac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import queue
 import threading
 import uuid
 import weakref
@@ -84,8 +86,11 @@ def _redis():
 
 
 def publish(messages: list[tuple[str, dict]]) -> None:
-    """Publish ``(key, message)`` pairs. Raises when Redis is away (the caller logs it; the
-    change is committed and clients fill the gap from the log)."""
+    """Publish ``(key, message)`` pairs: this process's listeners get them at once; Redis
+    (other processes) gets them now, or, from a thread that ``defer_publishing()`` (the live
+    move threads), from the one publisher thread, in the order given. Raises when Redis is
+    away and the publish is not deferred (the caller logs it; the change is committed and
+    clients fill the gap from the log)."""
     if not messages:
         return
     _LOCAL.deliver(messages)
@@ -94,14 +99,64 @@ def publish(messages: list[tuple[str, dict]]) -> None:
     by_table: dict[str, list] = {}
     for listener_key, message in messages:
         by_table.setdefault(redis_channel(listener_key), []).append((listener_key, message))
-    if len(by_table) == 1:  # one change: one command, no pipeline
-        ((channel, pairs),) = by_table.items()
-        _redis().publish(channel, _encode(pairs))
+    payloads = [(channel, _encode(pairs)) for channel, pairs in by_table.items()]
+    if getattr(_DEFER, "on", False):
+        _publisher().jobs.put(payloads)
+    else:
+        _send(payloads)
+
+
+def _send(payloads: list[tuple[str, bytes]]) -> None:
+    if len(payloads) == 1:  # one change: one command, no pipeline
+        _redis().publish(*payloads[0])
         return
     pipe = _redis().pipeline(transaction=False)
-    for channel, pairs in by_table.items():
-        pipe.publish(channel, _encode(pairs))
+    for channel, payload in payloads:
+        pipe.publish(channel, payload)
     pipe.execute()
+
+
+# A move thread's publish waits for no Redis round trip: the move thread is the scarce
+# resource of the live path (a few threads, each holding a database connection), and the
+# reply of PUBLISH carried nothing it needs. One thread publishes for all of them: what is
+# queued meanwhile goes out in one pipeline, one round trip for many changes, in order.
+_DEFER = threading.local()
+
+
+def defer_publishing() -> None:
+    """From now on this thread's publications reach Redis through the publisher thread."""
+    _DEFER.on = True
+
+
+class _Publisher:
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._run, name="stapel-publish", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            batch = self.jobs.get()
+            with contextlib.suppress(queue.Empty):
+                while len(batch) < 256:
+                    batch.extend(self.jobs.get_nowait())
+            try:
+                _send(batch)
+            except Exception:  # noqa: BLE001 - delivery is at-most-once by design
+                log.exception("could not publish %d table updates", len(batch))
+
+
+_PUBLISHER: _Publisher | None = None
+_publisher_lock = threading.Lock()
+
+
+def _publisher() -> _Publisher:
+    global _PUBLISHER
+    if _PUBLISHER is None:
+        with _publisher_lock:
+            if _PUBLISHER is None:
+                _PUBLISHER = _Publisher()
+    return _PUBLISHER
 
 
 # --- listening (in each web process) ---------------------------------------------------------

@@ -80,7 +80,7 @@ WITH moved AS (
   UPDATE games_table
      SET state = %s::jsonb, version = %s, last_seq = last_seq + 1, deadline = %s,
          changed_at = %s
-   WHERE id = %s AND version = %s
+   WHERE id = %s AND version = %s AND last_seq = %s
   RETURNING last_seq)
 INSERT INTO games_tablelogentry
        (table_id, seq, kind, seat, player_id, action, idempotency_key, events, version, status,
@@ -94,11 +94,15 @@ def record_move(table: Table, *, expected_version: int, kind: str, events: list[
                 seat: int, player=None, action: dict | None = None, key: str | None = None,
                 seats: dict[int, Seat]) -> TableLogEntry | None:
     """``record`` for a move on PostgreSQL outside a transaction, in one statement: the
-    version-checked update of the table row and the log entry, committed together (a single
+    checked update of the table row and the log entry, committed together (a single
     statement is its own transaction), then published and queued at once. ``table`` holds the
-    new state and version, read without a lock (``selectors.move_snapshot``). None, with
-    nothing written, where the table moved on since it was read (the caller judges again
-    under the lock) or the idempotency key was taken meanwhile."""
+    new state and version, and the ``last_seq`` of the table as it was read without a lock
+    (``selectors.move_snapshot``, or this process's last write, ``selectors.remembered``).
+    The row is written only if its version and its ``last_seq`` are still those: every change
+    of a table, its seats included, appends to its log (``record``), so an unchanged
+    ``last_seq`` means nothing at all changed since the read. None, with nothing written,
+    where the table moved on (the caller reads again, or judges under the lock) or the
+    idempotency key was taken meanwhile."""
     from django.db import IntegrityError
 
     tasks = _follow_ups(table, seats)
@@ -106,7 +110,7 @@ def record_move(table: Table, *, expected_version: int, kind: str, events: list[
     try:
         row = hotsql.fetch_one(_MOVE_SQL, [
             _json(table.state), table.version, table.deadline, now, table.pk,
-            expected_version, table.pk, kind, seat, getattr(player, "pk", None),
+            expected_version, table.last_seq, table.pk, kind, seat, getattr(player, "pk", None),
             _json(action), key, _json(events), table.version, table.status, now])
     except IntegrityError:
         return None  # the same key from a concurrent request: the locked path replays it

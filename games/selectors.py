@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import re
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -145,6 +147,49 @@ def move_snapshot(table_id, key: str | None):
         seat = from_row(Seat, table_id=pk, left_at=now if left else None, **s)  # whether, not when
         by_position[seat.position] = seat
     return table, by_position, (orjson.loads(prior) if prior else None)
+
+
+class _Remembered:
+    """Per process, the table and seats of the last moves this process wrote: the next move
+    at that table starts from them and needs no read (``record_move`` writes only if the
+    table's ``last_seq`` is still the one remembered; anything another writer or process did
+    meanwhile makes it fail, and the move reads the table afresh). A bounded LRU by the
+    table id the client sent; the seats are shared and never changed in place."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, table_id) -> tuple[Table, dict] | None:
+        with self.lock:
+            found = self.entries.get(table_id)
+            if found is None:
+                return None
+            self.entries.move_to_end(table_id)
+        table, seats = found
+        # A copy: two moves sent at once at one table must not share one instance.
+        return from_row(Table, **{k: v for k, v in table.__dict__.items() if k != "_state"}), seats
+
+    def put(self, table_id, table: Table, seats: dict) -> None:
+        with self.lock:
+            self.entries[table_id] = (table, seats)
+            self.entries.move_to_end(table_id)
+            if len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+    def drop(self, table_id) -> None:
+        with self.lock:
+            self.entries.pop(table_id, None)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+
+
+_REMEMBERED = _Remembered(4096)
+remembered, remember, forget = _REMEMBERED.get, _REMEMBERED.put, _REMEMBERED.drop
+forget_all = _REMEMBERED.clear
 
 
 def table_get(table_id) -> Table:

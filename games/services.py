@@ -405,39 +405,61 @@ def act(*, player: Player, table_id, action: dict, expected_version: int,
 
 def _act_at_once(*, player: Player, table_id, action: dict, expected_version: int,
                  key: str | None) -> ActResult | None:
-    """The common move in two round trips (PostgreSQL): one read of the table, its seats and
-    any earlier use of the key, and one statement that writes the move if the version is
-    still the one read. None whenever the locked path must judge: anything unusual (not
-    seated, not playing, stale, a seat to take back from a bot, a race) is answered there,
-    with the same codes as always."""
-    with _busy_when_held():
-        snapshot = selectors.move_snapshot(table_id, key)
-    if snapshot is None:
-        return None
-    table, seats, prior = snapshot
-    if prior is not None:
-        return ActResult(table.pk, prior["version"], prior["seq"], replayed=True,
-                         key_reused=prior["action"] != action)
-    seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
-                 and s.left_at is None), None)
-    if (seat is None or table.status != TableStatus.PLAYING or table.version != expected_version
-            or seat.taken_over_by_bot or seat.missed_turns):
-        return None
-    engine = GAMES[table.game]
-    try:
-        state, events = engine.apply(table.state, seat.position, action)
-    except IllegalAction as exc:
-        raise GameError(exc.code, exc.message, field="action") from None
-    table.state = state
-    table.version += 1
-    with _busy_when_held():
-        entry = journal.record_move(table, expected_version=expected_version,
-                                    kind=LogKind.ACTION, events=events, seat=seat.position,
-                                    player=player, action=action, key=key, seats=seats)
-    if entry is None:
-        return None
-    metrics.move_applied_on_commit(table.game, LogKind.ACTION)
-    return ActResult(table.pk, table.version, entry.seq)
+    """The common move in one or two round trips (PostgreSQL): the table as this process
+    last wrote it (``selectors.remembered``) or one read of the table, its seats and any
+    earlier use of the key, then one statement that writes the move if the table is still
+    as read. None whenever the locked path must judge: anything unusual (not seated, not
+    playing, stale, a seat to take back from a bot, a race) is answered there, with the same
+    codes as always.
+
+    The remembered table is used only where the client's ``expected_version`` is its
+    version; it holds no idempotency keys, and needs none: a key sent again for the move it
+    made comes with that move's (older) version, and a key reused for another move fails
+    the write on its unique constraint, and the locked path answers it."""
+    for remembered in (True, False):
+        if remembered:
+            snapshot = selectors.remembered(table_id)
+            if snapshot is None or snapshot[0].version != expected_version:
+                continue
+            (table, seats), prior = snapshot, None
+        else:
+            with _busy_when_held():
+                snapshot = selectors.move_snapshot(table_id, key)
+            if snapshot is None:
+                return None
+            table, seats, prior = snapshot
+        if prior is not None:
+            return ActResult(table.pk, prior["version"], prior["seq"], replayed=True,
+                             key_reused=prior["action"] != action)
+        seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
+                     and s.left_at is None), None)
+        if (seat is None or table.status != TableStatus.PLAYING
+                or table.version != expected_version or seat.taken_over_by_bot
+                or seat.missed_turns):
+            return None
+        engine = GAMES[table.game]
+        try:
+            state, events = engine.apply(table.state, seat.position, action)
+        except IllegalAction as exc:
+            if remembered:
+                continue  # judged on what is stored, not on what this process remembers
+            raise GameError(exc.code, exc.message, field="action") from None
+        table.state = state
+        table.version += 1
+        with _busy_when_held():
+            entry = journal.record_move(table, expected_version=expected_version,
+                                        kind=LogKind.ACTION, events=events,
+                                        seat=seat.position, player=player, action=action,
+                                        key=key, seats=seats)
+        if entry is None:
+            selectors.forget(table_id)
+            if remembered:
+                continue
+            return None
+        selectors.remember(table_id, table, seats)
+        metrics.move_applied_on_commit(table.game, LogKind.ACTION)
+        return ActResult(table.pk, table.version, entry.seq)
+    return None
 
 
 def _apply(table: Table, position: int, action, *, kind: str, player: Player | None = None,

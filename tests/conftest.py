@@ -82,6 +82,15 @@ def _rate_limits_reset():
 
 
 @pytest.fixture(autouse=True)
+def _tables_forgotten():
+    """Each test starts with no table remembered from an earlier test's moves
+    (``selectors.remembered``): a database made afresh may give a new table an old id."""
+    from games import selectors
+
+    selectors.forget_all()
+
+
+@pytest.fixture(autouse=True)
 def _drain_in_process_tasks():
     """Tasks queued in-process (bots, round ends) finish before the test's data goes."""
     yield

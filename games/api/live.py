@@ -355,6 +355,7 @@ class _MoveThreads:
             thread.start()
 
     def _work(self) -> None:
+        fanout.defer_publishing()
         while True:
             context, fn, kwargs, loop, future = self.jobs.get()
             try:

@@ -70,3 +70,46 @@ def test_another_nodes_change_reaches_each_audience_once(settings):
     assert one == [{"table": 9102, "seq": 7, "audience": "player.1"}]
     assert sorted((m["table"], m["audience"]) for m in spectators) == [
         (9102, "spectators"), (9103, "spectators")]
+
+
+def test_a_move_threads_publications_leave_in_order_without_waiting_for_redis(settings,
+                                                                              monkeypatch):
+    """A thread that defers publishing (the live move threads) hands its changes to the one
+    publisher thread: publish() returns before any Redis round trip, and Redis gets every
+    change, in the order published."""
+    import threading
+
+    settings.REDIS_URL = os.environ["REDIS_URL"]
+    raw = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
+    raw.subscribe(fanout.redis_channel(fanout.key(9103, "spectators")))
+    sent = threading.Event()
+    release = threading.Event()
+    original = fanout._send
+
+    def held_send(payloads):  # Redis "slow": the publisher thread waits here
+        release.wait(5)
+        original(payloads)
+
+    monkeypatch.setattr(fanout, "_send", held_send)
+
+    def move_thread():
+        fanout.defer_publishing()
+        for seq in range(1, 41):
+            fanout.publish(_change(9103, seq))
+        sent.set()
+
+    try:
+        threading.Thread(target=move_thread).start()
+        assert sent.wait(2), "publish() waited for Redis"
+        release.set()
+        seqs = []
+        for _ in range(100):
+            message = raw.get_message(timeout=0.1)
+            if message is not None:
+                seqs.append(orjson.loads(message["data"][len(fanout.NODE):])[0][1]["seq"])
+            if len(seqs) == 40:
+                break
+        assert seqs == list(range(1, 41))
+    finally:
+        release.set()
+        raw.close()

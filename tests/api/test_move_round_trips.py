@@ -1,13 +1,15 @@
-"""A move costs two SQL round trips on PostgreSQL (one read, one version-checked write of the
-row and the log entry in one statement), and a race lost between the two is judged again
-under the lock with the usual answers."""
+"""A move costs two SQL round trips on PostgreSQL (one read, one checked write of the row and
+the log entry in one statement), and one where this process made the table's last change
+(the write alone, from the table it remembers); a race lost between read and write is judged
+again under the lock with the usual answers, and a remembered table that is no longer what
+is stored is read afresh."""
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Player
-from games import journal, selectors, services
+from games import chat, journal, selectors, services
 from games.engine import GAMES
 from games.models import Table, TableLogEntry
 
@@ -125,3 +127,89 @@ def test_a_bot_move_is_two_round_trips_too(monkeypatch):
         assert services.bot_turn(table_id=table.pk, expected_version=table.version) is False
         return
     pytest.skip("the bot never got a turn in this deal")
+
+
+def test_the_next_move_at_a_table_this_process_wrote_is_one_round_trip():
+    table, players = table_of_two()
+    for i in range(6):
+        table, seat, action = next_move(table.pk)
+        with CaptureQueriesContext(connection) as queries:
+            result = services.act(player=players[seat], table_id=table.pk, action=action,
+                                  expected_version=table.version, idempotency_key=f"m{i}")
+        # The first move reads the table; every later one starts from the remembered one.
+        assert len(queries.captured_queries) == (2 if i == 0 else 1), i
+        assert "UPDATE" in queries.captured_queries[-1]["sql"]
+        entry = TableLogEntry.objects.get(table=table, seq=result.seq)
+        assert (entry.seat, entry.action, entry.version) == (seat, action, table.version + 1)
+        stored = Table.objects.get(pk=table.pk)
+        expected_state, _ = GAMES["kato"].apply(table.state, seat, action)
+        assert (stored.version, stored.last_seq, stored.state) == (
+            result.version, result.seq, expected_state)
+    # The key of a move made from the remembered table answers as always.
+    again = services.act(player=players[seat], table_id=table.pk, action=action,
+                         expected_version=table.version, idempotency_key="m5")
+    assert (again.seq, again.replayed, again.key_reused) == (result.seq, True, False)
+
+
+def test_a_remembered_table_that_changed_meanwhile_is_read_afresh():
+    table, players = table_of_two()
+    table, seat, action = next_move(table.pk)
+    services.act(player=players[seat], table_id=table.pk, action=action,
+                 expected_version=table.version)
+    # Another writer appends to the log (a chat line, not a move: the version stays).
+    chat.chat_message_send(player=players[0], table_id=table.pk, text="hello")
+    table, seat, action = next_move(table.pk)
+    with CaptureQueriesContext(connection) as queries:
+        result = services.act(player=players[seat], table_id=table.pk, action=action,
+                              expected_version=table.version)
+    # The write from the remembered table found the log grown, wrote nothing; read, write.
+    assert len(queries.captured_queries) == 3
+    assert result.seq == table.last_seq + 1
+    entries = list(TableLogEntry.objects.filter(table=table).order_by("seq")
+                   .values_list("seq", "kind"))
+    assert entries[-2:] == [(table.last_seq, "chat"), (result.seq, "action")]
+    assert [seq for seq, _ in entries] == list(range(1, result.seq + 1))
+
+
+def test_another_process_moved_the_table_the_remembered_one_does_not_judge():
+    """Another process moved the table: what this process remembers is older than the
+    store. A move judged illegal there, or a write against it, is judged on what is stored."""
+    table, players = table_of_two()
+    table, seat, action = next_move(table.pk)
+    services.act(player=players[seat], table_id=table.pk, action=action,
+                 expected_version=table.version)
+    remembered_table, _ = selectors.remembered(table.pk)
+    table, seat, action = next_move(table.pk)
+    services.act(player=players[seat], table_id=table.pk, action=action,
+                 expected_version=table.version)
+    # As if that move had been made through another process: this one remembers the older
+    # table, whose version a late client still expects.
+    selectors.remember(table.pk, remembered_table, selectors.move_snapshot(table.pk, None)[1])
+    with pytest.raises(services.GameError) as refused:
+        services.act(player=players[seat], table_id=table.pk, action=action,
+                     expected_version=remembered_table.version)
+    assert refused.value.code == "stale_version"
+    assert TableLogEntry.objects.filter(table=table, kind="action").count() == 2
+
+
+def test_a_key_used_again_at_a_later_version_answers_the_first_move():
+    """The remembered table holds no keys: the write fails on the key's unique constraint,
+    and the move is answered from the log as always."""
+    table, players = table_of_two()
+    table, first_seat, action = next_move(table.pk)
+    first = services.act(player=players[first_seat], table_id=table.pk, action=action,
+                         expected_version=table.version, idempotency_key="same")
+    for _ in range(30):
+        table, seat, action = next_move(table.pk)
+        if seat == first_seat and selectors.remembered(table.pk) is not None:
+            break
+        services.act(player=players[seat], table_id=table.pk, action=action,
+                     expected_version=table.version)
+    else:
+        pytest.skip("the first mover never had the turn again in this deal")
+    moves = TableLogEntry.objects.filter(table=table, kind="action").count()
+    again = services.act(player=players[seat], table_id=table.pk, action=action,
+                         expected_version=table.version, idempotency_key="same")
+    assert (again.seq, again.version, again.replayed) == (first.seq, first.version, True)
+    assert TableLogEntry.objects.filter(table=table, kind="action").count() == moves
+    assert Table.objects.get(pk=table.pk).version == table.version
