@@ -90,41 +90,80 @@ RETURNING seq
 """
 
 
+@dataclass
+class Move:
+    """A move judged and applied in memory, ready to be written (``write_move``)."""
+    table: Table
+    seats: dict[int, Seat]
+    kind: str
+    events: list[dict]
+    seat: int
+    player: object
+    action: dict | None
+    key: str | None
+    tasks: list
+    now: object
+    params: list
+
+
+def prepare_move(table: Table, *, expected_version: int, kind: str, events: list[dict],
+                 seat: int, player=None, action: dict | None = None, key: str | None = None,
+                 seats: dict[int, Seat]) -> Move:
+    """The write of a move: ``table`` holds the new state and version, and the ``last_seq``
+    of the table as it was read without a lock (``selectors.move_snapshot``, or this
+    process's last write, ``selectors.remembered``)."""
+    tasks = _follow_ups(table, seats)
+    now = timezone.now()
+    return Move(table, seats, kind, events, seat, player, action, key, tasks, now, [
+        _json(table.state), table.version, table.deadline, now, table.pk, expected_version,
+        table.last_seq, table.pk, kind, seat, getattr(player, "pk", None), _json(action), key,
+        _json(events), table.version, table.status, now])
+
+
 def record_move(table: Table, *, expected_version: int, kind: str, events: list[dict],
                 seat: int, player=None, action: dict | None = None, key: str | None = None,
                 seats: dict[int, Seat]) -> TableLogEntry | None:
     """``record`` for a move on PostgreSQL outside a transaction, in one statement: the
     checked update of the table row and the log entry, committed together (a single
-    statement is its own transaction), then published and queued at once. ``table`` holds the
-    new state and version, and the ``last_seq`` of the table as it was read without a lock
-    (``selectors.move_snapshot``, or this process's last write, ``selectors.remembered``).
-    The row is written only if its version and its ``last_seq`` are still those: every change
-    of a table, its seats included, appends to its log (``record``), so an unchanged
-    ``last_seq`` means nothing at all changed since the read. None, with nothing written,
+    statement is its own transaction), then published and queued at once. The row is
+    written only if its version and its ``last_seq`` are still those read
+    (``prepare_move``): every change of a table, its seats included, appends to its log
+    (``record``), so an unchanged ``last_seq`` means nothing at all changed since the read. None, with nothing written,
     where the table moved on (the caller reads again, or judges under the lock) or the
     idempotency key was taken meanwhile."""
+    pending = prepare_move(table, expected_version=expected_version, kind=kind, events=events,
+                           seat=seat, player=player, action=action, key=key, seats=seats)
+    seq = write_move(pending)
+    return None if seq is None else moved(pending, seq)
+
+
+def write_move(pending: Move) -> int | None:
+    """Write one move (see ``record_move``): its seq, or None where nothing was written.
+    Call ``moved`` afterwards."""
     from django.db import IntegrityError
 
-    tasks = _follow_ups(table, seats)
-    now = timezone.now()
     try:
-        row = hotsql.fetch_one(_MOVE_SQL, [
-            _json(table.state), table.version, table.deadline, now, table.pk,
-            expected_version, table.last_seq, table.pk, kind, seat, getattr(player, "pk", None),
-            _json(action), key, _json(events), table.version, table.status, now])
+        row = hotsql.fetch_one(_MOVE_SQL, pending.params)
     except IntegrityError:
         return None  # the same key from a concurrent request: the locked path replays it
-    if row is None:
-        return None
-    table.last_seq = row[0]
-    table.changed_at = now
-    entry = selectors.from_row(TableLogEntry, id=None, table_id=table.pk, seq=row[0], kind=kind,
-                               seat=seat, player_id=getattr(player, "pk", None), action=action,
-                               idempotency_key=key, events=events, version=table.version,
-                               status=table.status, created_at=now)
+    return None if row is None else row[0]
+
+
+def moved(pending: Move, seq: int) -> TableLogEntry:
+    """A move is committed as ``seq``: publish it and queue what it calls for (at once)."""
+    table = pending.table
+    table.last_seq = seq
+    table.changed_at = pending.now
+    player = pending.player
+    entry = selectors.from_row(TableLogEntry, id=None, table_id=table.pk, seq=seq,
+                               kind=pending.kind, seat=pending.seat,
+                               player_id=getattr(player, "pk", None), action=pending.action,
+                               idempotency_key=pending.key, events=pending.events,
+                               version=table.version, status=table.status,
+                               created_at=pending.now)
     if player is not None:
         entry._state.fields_cache["player"] = player
-    _on_commit(table, entry, seats, lobby=False, tasks=tasks)  # committed: runs at once
+    _on_commit(table, entry, pending.seats, lobby=False, tasks=pending.tasks)
     return entry
 
 

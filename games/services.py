@@ -410,56 +410,92 @@ def _act_at_once(*, player: Player, table_id, action: dict, expected_version: in
     earlier use of the key, then one statement that writes the move if the table is still
     as read. None whenever the locked path must judge: anything unusual (not seated, not
     playing, stale, a seat to take back from a bot, a race) is answered there, with the same
-    codes as always.
-
-    The remembered table is used only where the client's ``expected_version`` is its
-    version; it holds no idempotency keys, and needs none: a key sent again for the move it
-    made comes with that move's (older) version, and a key reused for another move fails
-    the write on its unique constraint, and the locked path answers it."""
-    for remembered in (True, False):
-        if remembered:
-            snapshot = selectors.remembered(table_id)
-            if snapshot is None or snapshot[0].version != expected_version:
-                continue
-            (table, seats), prior = snapshot, None
-        else:
-            with _busy_when_held():
-                snapshot = selectors.move_snapshot(table_id, key)
-            if snapshot is None:
-                return None
-            table, seats, prior = snapshot
-        if prior is not None:
-            return ActResult(table.pk, prior["version"], prior["seq"], replayed=True,
-                             key_reused=prior["action"] != action)
-        seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
-                     and s.left_at is None), None)
-        if (seat is None or table.status != TableStatus.PLAYING
-                or table.version != expected_version or seat.taken_over_by_bot
-                or seat.missed_turns):
-            return None
-        engine = GAMES[table.game]
-        try:
-            state, events = engine.apply(table.state, seat.position, action)
-        except IllegalAction as exc:
-            if remembered:
-                continue  # judged on what is stored, not on what this process remembers
-            raise GameError(exc.code, exc.message, field="action") from None
-        table.state = state
-        table.version += 1
+    codes as always."""
+    pending = _remembered_move(player=player, table_id=table_id, action=action,
+                               expected_version=expected_version, key=key)
+    if pending is not None:
         with _busy_when_held():
-            entry = journal.record_move(table, expected_version=expected_version,
-                                        kind=LogKind.ACTION, events=events,
-                                        seat=seat.position, player=player, action=action,
-                                        key=key, seats=seats)
-        if entry is None:
-            selectors.forget(table_id)
-            if remembered:
-                continue
+            seq = journal.write_move(pending)
+        result = _written(table_id, pending, seq)
+        if result is not None:
+            return result
+    with _busy_when_held():
+        snapshot = selectors.move_snapshot(table_id, key)
+    if snapshot is None:
+        return None
+    table, seats, prior = snapshot
+    if prior is not None:
+        return ActResult(table.pk, prior["version"], prior["seq"], replayed=True,
+                         key_reused=prior["action"] != action)
+    judged = _judged(table, seats, player, action, expected_version)
+    if judged is None:
+        return None
+    seat, state, events = judged
+    table.state = state
+    table.version += 1
+    pending = journal.prepare_move(table, expected_version=expected_version,
+                                   kind=LogKind.ACTION, events=events, seat=seat.position,
+                                   player=player, action=action, key=key, seats=seats)
+    with _busy_when_held():
+        seq = journal.write_move(pending)
+    return _written(table_id, pending, seq)
+
+
+def _judged(table: Table, seats: dict[int, Seat], player: Player, action: dict,
+            expected_version: int, *, remembered: bool = False):
+    """``(seat, new state, events)`` of a move that needs no lock to be judged, or None
+    where the locked path must answer. An illegal action is answered here, except on a
+    remembered table, which may be older than what is stored (None: read it)."""
+    seat = next((s for s in seats.values() if s.player_id == player.pk and not s.is_bot
+                 and s.left_at is None), None)
+    if (seat is None or table.status != TableStatus.PLAYING or table.version != expected_version
+            or seat.taken_over_by_bot or seat.missed_turns):
+        return None
+    try:
+        state, events = GAMES[table.game].apply(table.state, seat.position, action)
+    except IllegalAction as exc:
+        if remembered:
             return None
-        selectors.remember(table_id, table, seats)
-        metrics.move_applied_on_commit(table.game, LogKind.ACTION)
-        return ActResult(table.pk, table.version, entry.seq)
-    return None
+        raise GameError(exc.code, exc.message, field="action") from None
+    return seat, state, events
+
+
+def _remembered_move(*, player: Player, table_id, action: dict, expected_version: int,
+                     key: str | None) -> journal.Move | None:
+    """The move judged and applied on the table as this process last wrote it, or None
+    (nothing remembered, another version expected, anything unusual: read the table).
+
+    The remembered table holds no idempotency keys, and needs none: a key sent again for
+    the move it made comes with that move's (older) version, and a key reused for another
+    move fails the write on its unique constraint; both are then answered from the log."""
+    snapshot = selectors.remembered(table_id)
+    if snapshot is None or snapshot[0].version != expected_version:
+        return None
+    table, seats = snapshot
+    judged = _judged(table, seats, player, action, expected_version, remembered=True)
+    if judged is None:
+        return None
+    seat, state, events = judged
+    table.state = state
+    table.version += 1
+    return journal.prepare_move(table, expected_version=expected_version, kind=LogKind.ACTION,
+                                events=events, seat=seat.position, player=player,
+                                action=action, key=key, seats=seats)
+
+
+def _written(table_id, pending: journal.Move, seq: int | None) -> ActResult | None:
+    """After the write of ``pending``: its answer, published and queued; None where it was
+    not written (``act`` answers it)."""
+    if seq is None:
+        selectors.forget(table_id)
+        return None
+    table = pending.table
+    # Remembered before it is published: the mover's next move may follow at once.
+    table.last_seq, table.changed_at = seq, pending.now
+    selectors.remember(table_id, table, pending.seats)
+    journal.moved(pending, seq)
+    metrics.move_applied_on_commit(table.game, LogKind.ACTION)
+    return ActResult(table.pk, table.version, seq)
 
 
 def _apply(table: Table, position: int, action, *, kind: str, player: Player | None = None,
