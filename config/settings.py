@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config import logs
 
@@ -211,6 +212,11 @@ STAPEL_LIVE_FAST_PATH = env_bool("LIVE_FAST_PATH", default=True)
 STAPEL_LIVE_PREFIX = os.environ.get("LIVE_PREFIX", "")
 # Threads per process that run moves, each keeping its database connection (games/api/live.py).
 STAPEL_LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", 4) or 4)
+# The garbage collector's thresholds in a web process (config/asgi.py explains the default).
+STAPEL_GC_THRESHOLDS = tuple(int(n) for n in (
+    os.environ.get("GC_THRESHOLDS") or "50000,20,100").split(","))
+if len(STAPEL_GC_THRESHOLDS) != 3 or min(STAPEL_GC_THRESHOLDS) < 1:
+    raise ImproperlyConfigured("GC_THRESHOLDS is three positive numbers: gen0,gen1,gen2")
 
 # Where `GET /graphql/` (DEBUG off) sends people for the API's docs; empty: the docs in the
 # source (docs/api.md).
