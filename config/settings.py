@@ -213,8 +213,11 @@ STAPEL_LIVE_PREFIX = os.environ.get("LIVE_PREFIX", "")
 # Threads per process that run moves, each keeping its database connection (games/api/live.py).
 STAPEL_LIVE_DB_THREADS = int(os.environ.get("LIVE_DB_THREADS", 4) or 4)
 # The garbage collector's thresholds in a web process (config/asgi.py explains the default).
-STAPEL_GC_THRESHOLDS = tuple(int(n) for n in (
-    os.environ.get("GC_THRESHOLDS") or "50000,20,100").split(","))
+try:
+    STAPEL_GC_THRESHOLDS = tuple(int(n) for n in (
+        os.environ.get("GC_THRESHOLDS") or "50000,20,100").split(","))
+except ValueError:
+    STAPEL_GC_THRESHOLDS = ()
 if len(STAPEL_GC_THRESHOLDS) != 3 or min(STAPEL_GC_THRESHOLDS) < 1:
     raise ImproperlyConfigured("GC_THRESHOLDS is three positive numbers: gen0,gen1,gen2")
 

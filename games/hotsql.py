@@ -7,9 +7,9 @@ adapters for every statement. Django's psycopg connection does the same (its
 ``cursor_factory`` is ``ClientCursor``), so the hot statements go on a plain
 ``psycopg.Cursor``: it sends the values beside the query, and from the fifth use on a
 connection psycopg prepares the statement, so PostgreSQL parses and plans it once per
-connection, not once per move. What Django's cursor would have done around it is kept: database errors
-come as Django's (``IntegrityError``, ``OperationalError``: the callers judge busy and
-races by them), the statement is counted (``config.metrics``) and logged where Django logs
+connection, not once per move. What Django's cursor would have done around it is kept:
+database errors come as Django's (``IntegrityError``, ``OperationalError``: the callers
+judge busy and races by them), the statement is counted (``config.metrics``) and logged where Django logs
 queries (``CaptureQueriesContext``, ``DEBUG``).
 """
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 import contextlib
 import threading
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
+from typing import TYPE_CHECKING
 
 import orjson
 from django.conf import settings
@@ -30,6 +31,9 @@ from games.engine import GAMES
 
 from . import hotsql, realtime, scheduling, selectors
 from .models import LogKind, Seat, Table, TableLogEntry, TableStatus, Visibility
+
+if TYPE_CHECKING:
+    from accounts.models import Player
 
 # Sent on commit when a match ends (finished or aborted); tournaments listen to it, so that
 # games never imports tournaments.
@@ -98,11 +102,11 @@ class Move:
     kind: str
     events: list[dict]
     seat: int
-    player: object
+    player: Player | None
     action: dict | None
     key: str | None
-    tasks: list
-    now: object
+    tasks: list[tuple[str, int, int, float]]
+    now: datetime
     params: list
 
 
@@ -128,9 +132,9 @@ def record_move(table: Table, *, expected_version: int, kind: str, events: list[
     statement is its own transaction), then published and queued at once. The row is
     written only if its version and its ``last_seq`` are still those read
     (``prepare_move``): every change of a table, its seats included, appends to its log
-    (``record``), so an unchanged ``last_seq`` means nothing at all changed since the read. None, with nothing written,
-    where the table moved on (the caller reads again, or judges under the lock) or the
-    idempotency key was taken meanwhile."""
+    (``record``), so an unchanged ``last_seq`` means nothing at all changed since the read.
+    None, with nothing written, where the table moved on (the caller reads again, or judges
+    under the lock) or the idempotency key was taken meanwhile."""
     pending = prepare_move(table, expected_version=expected_version, kind=kind, events=events,
                            seat=seat, player=player, action=action, key=key, seats=seats)
     seq = write_move(pending)
