@@ -6,14 +6,17 @@ guest has nothing else to sign in with, so it lives as long as it is used). Revo
 revoking all of a player's, and a password change close the websockets of those tokens.
 """
 
+import functools
 import secrets
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, transaction
 from django.utils import timezone
+
+from config import hotsql
 
 from .errors import AuthError, DomainError
 from .models import ApiToken, Player, hash_token
@@ -157,8 +160,7 @@ def player_for_token(raw: str) -> Player:
     """The player a bearer token belongs to; raises ``AuthError`` with a precise code."""
     if not raw or not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         raise AuthError("invalid_token", "invalid or revoked token")
-    token = (ApiToken.objects.select_related("player")
-             .filter(key_hash=hash_token(raw)).first())
+    token = _token_with_player(hash_token(raw))
     if token is None or token.revoked_at is not None:
         raise AuthError("invalid_token", "invalid or revoked token")
     player = token.player
@@ -176,6 +178,41 @@ def player_for_token(raw: str) -> Player:
     # The token this request came with: websockets join its group, `me` shows its expiry.
     player.auth_token = token
     return player
+
+
+def _token_with_player(key_hash: str) -> ApiToken | None:
+    """The token of ``key_hash`` with its player loaded. Every authenticated request reads
+    it: on PostgreSQL as one prepared statement (``config.hotsql``), where the ORM spent
+    about 0.8 ms of CPU compiling the same query for each request (a fifth of an HTTP move)."""
+    sql = _token_sql()
+    if sql is None:
+        return ApiToken.objects.select_related("player").filter(key_hash=key_hash).first()
+    row = hotsql.fetch_one(sql, [key_hash], autocommit=False)
+    if row is None:
+        return None
+    split = len(ApiToken._meta.concrete_fields)
+    token = ApiToken.from_db(DEFAULT_DB_ALIAS, None, row[:split])
+    token._state.fields_cache["player"] = Player.from_db(DEFAULT_DB_ALIAS, None, row[split:])
+    return token
+
+
+@functools.cache
+def _token_columns() -> str | None:
+    """The columns of a token and its player, in field order; None where a field needs a
+    conversion from what the database sends (then the ORM reads them)."""
+    fields = [*ApiToken._meta.concrete_fields, *Player._meta.concrete_fields]
+    if any(f.get_db_converters(connection) or connection.ops.get_db_converters(f)
+           for f in fields):
+        return None
+    return ", ".join([*(f't."{f.column}"' for f in ApiToken._meta.concrete_fields),
+                      *(f'p."{f.column}"' for f in Player._meta.concrete_fields)])
+
+
+def _token_sql() -> str | None:
+    if connection.vendor != "postgresql" or (columns := _token_columns()) is None:
+        return None
+    return (f"SELECT {columns} FROM {ApiToken._meta.db_table} t "
+            f"JOIN {Player._meta.db_table} p ON p.id = t.player_id WHERE t.key_hash = %s")
 
 
 def bearer_token(header: str | None) -> str | None:

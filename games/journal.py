@@ -27,9 +27,10 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
+from config import hotsql
 from games.engine import GAMES
 
-from . import hotsql, realtime, scheduling, selectors
+from . import realtime, scheduling, selectors
 from .models import LogKind, Seat, Table, TableLogEntry, TableStatus, Visibility
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ from django.db.models import Prefetch
 from django.db.models.base import ModelState
 from django.utils import timezone
 
+from config import hotsql
 from games.engine import GAMES
 
-from . import hotsql
 from .errors import GameError
 from .models import (
     PUBLIC_ID_LENGTH,
