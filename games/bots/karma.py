@@ -11,11 +11,13 @@ from __future__ import annotations
 import random
 
 from games.engine.karma import (
+    DEALT_HAND,
     KARMA,
     KARMA_BOTTOM,
     KARMA_FIVE,
     KARMA_GIVE,
     KARMA_TABLE,
+    TABLE_CARDS,
     VALUE,
     fits,
 )
@@ -50,6 +52,10 @@ def _top_run(pile: list) -> tuple[str | None, int]:
     return top, run
 
 
+# How often the heuristic plays another card than its rule's (see HeuristicBot.choose).
+SHAKE = 0.1
+
+
 class HeuristicBot(Bot):
     level = "heuristic"
     description = "plays by fixed rules of thumb, one move at a time"
@@ -76,6 +82,17 @@ class HeuristicBot(Bot):
             for action in karmas:
                 if action["cards"][0] == top:
                     return action
+        # Rules of thumb alone can go round in circles: two or three players handing the
+        # same pile back and forth with the same cards, for ever (1 match in 200-300 of
+        # heuristic bots never ended). Now and then another play breaks the circle, of a kind
+        # that tells nothing false to the readings of ``observe``: a Karma card instead of
+        # the lowest number (a Karma card played says nothing), and once the draw pile is
+        # gone any number (``observe`` reads nothing from numbers played then).
+        if numbers and rng.random() < SHAKE:
+            if karmas:
+                return rng.choice(karmas)
+            if view["draw_count"] == 0:
+                return rng.choice(numbers)
         if numbers:
             # The lowest number, all copies of it at once.
             return min(numbers, key=lambda a: (VALUE[a["cards"][0]], -len(a["cards"])))
@@ -169,9 +186,9 @@ def observe(info: InfoSet) -> Beliefs:
     """The round's public events as seen by the seat: whoever took the pile (or was given
     it) holds its cards until it plays them; hand plays are public too; a player who took
     the pile from its hand had no number that fitted (nor a Karma card, for a big pile);
-    one that played a number from its hand had no lower one that fitted. The last needs
-    the pile at every play, followed from the events: used only when that reading ends at
-    the pile the view shows."""
+    one that played a number from its hand while the draw pile lasted had no lower one that
+    fitted. The last needs the pile at every play, followed from the events: used only when
+    that reading ends at the pile the view shows."""
     pile: list = []
     for e in info.history:
         if e.get("type") in ("round_started", "face_up_revealed"):
@@ -181,12 +198,19 @@ def observe(info: InfoSet) -> Beliefs:
     b = Beliefs(info.view["players"], features)
     blind = None
     pile = []
+    # The draw pile as it was at each event: a number the heuristic plays is its lowest
+    # fitting one only while the draw pile lasts (HeuristicBot.choose).
+    players = info.view["players"]
+    drawable = len(KARMA.full_deck(info.view["options"])) - (DEALT_HAND + TABLE_CARDS) * players
     for e in info.history:
         kind = e.get("type")
         p = e.get("seat")
         if kind in ("round_started", "face_up_revealed"):
             pile = []
-        if (follow and kind == "played" and e.get("source") == "hand" and p != info.seat):
+        if kind == "drew":
+            drawable -= e.get("count", 0)
+        if (follow and drawable > 0 and kind == "played" and e.get("source") == "hand"
+                and p != info.seat):
             b.forbid(p, _lower_fitting(e["cards"], pile))
         pile = _pile_after(pile, e)
         if kind == "took_pile":
