@@ -101,7 +101,7 @@ def publish(messages: list[tuple[str, dict]]) -> None:
         by_table.setdefault(redis_channel(listener_key), []).append((listener_key, message))
     payloads = [(channel, _encode(pairs)) for channel, pairs in by_table.items()]
     if getattr(_DEFER, "on", False):
-        _publisher().jobs.put(payloads)
+        _publisher().put(payloads)
     else:
         _send(payloads)
 
@@ -128,11 +128,27 @@ def defer_publishing() -> None:
     _DEFER.on = True
 
 
+# Changes waiting for the publisher thread at most; beyond, while Redis is away or slow, a
+# change is dropped rather than held in memory without bound (delivery is at most once:
+# the other processes' subscribers see a gap in seq and fill it from the log).
+BACKLOG = 10_000
+
+
 class _Publisher:
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.dropped = 0
         self.thread = threading.Thread(target=self._run, name="stapel-publish", daemon=True)
         self.thread.start()
+
+    def put(self, payloads: list[tuple[str, bytes]]) -> None:
+        if self.jobs.qsize() < BACKLOG:
+            self.jobs.put(payloads)
+            return
+        self.dropped += 1
+        if self.dropped == 1 or self.dropped % BACKLOG == 0:
+            log.warning("Redis is not keeping up: %d table updates dropped so far (clients "
+                        "fill the gaps from the log)", self.dropped)
 
     def _run(self) -> None:
         while True:

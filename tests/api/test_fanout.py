@@ -113,3 +113,32 @@ def test_a_move_threads_publications_leave_in_order_without_waiting_for_redis(se
     finally:
         release.set()
         raw.close()
+
+
+def test_a_backlog_behind_a_stuck_redis_is_bounded(settings, monkeypatch):
+    """While Redis does not answer, the publisher thread's queue stops growing at BACKLOG:
+    further changes are dropped (at most once, as ever), not held in memory without end."""
+    import threading
+
+    settings.REDIS_URL = os.environ["REDIS_URL"]
+    release = threading.Event()
+    monkeypatch.setattr(fanout, "_send", lambda payloads: release.wait(5))
+    monkeypatch.setattr(fanout, "BACKLOG", 5)
+    publisher = fanout._publisher()
+    dropped = publisher.dropped
+    done = threading.Event()
+
+    def move_thread():
+        fanout.defer_publishing()
+        for seq in range(1, 21):
+            fanout.publish(_change(9104, seq))
+        done.set()
+
+    try:
+        threading.Thread(target=move_thread).start()
+        assert done.wait(2)
+        assert publisher.jobs.qsize() <= 5
+        # The thread may hold up to one queue's worth in the batch it is sending.
+        assert publisher.dropped - dropped >= 20 - 2 * 5
+    finally:
+        release.set()
