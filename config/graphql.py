@@ -112,7 +112,8 @@ class GraphQLView(AsyncGraphQLView):
             # thread that keeps its connection (the moves' threads, games/api/live.py), not
             # on the request's own thread-sensitive executor, which starts a thread and
             # checks a connection out of the pool for every request.
-            request.player = await live.in_db_thread(_authenticate, header=header) if header else None
+            request.player = (await live.in_db_thread(_authenticate, header=header)
+                              if header else None)
         except AuthError as exc:
             return _error_response(exc)
         # Every refusal of the request itself is JSON with a code, never a text or HTML page.
