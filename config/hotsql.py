@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 
 import psycopg
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 
 from config import metrics
 
@@ -27,6 +27,7 @@ from config import metrics
 def fetch_one(sql: str, params: list, *, autocommit: bool = True) -> tuple | None:
     """Run one statement and return its first row: outside a transaction (a write is then
     committed by itself), or, ``autocommit=False``, wherever the caller is (a read)."""
+    connection = connections[DEFAULT_DB_ALIAS]  # once: each use of the proxy looks it up
     assert not (autocommit and connection.in_atomic_block), "a hot write runs in autocommit"
     started = time.monotonic()
     connection.ensure_connection()

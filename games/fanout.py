@@ -39,11 +39,22 @@ Listener = Callable[[dict], None]
 
 
 def prefix() -> str:
-    configured = getattr(settings, "STAPEL_LIVE_PREFIX", "")
+    # Read on every change (a move names three audiences): made once per set of settings it
+    # depends on (tests point the database and Redis elsewhere after start).
+    inputs = (settings.STAPEL_LIVE_PREFIX, settings.DATABASES["default"]["NAME"],
+              settings.REDIS_URL)
+    if _PREFIX[0] != inputs:
+        _PREFIX[:] = [inputs, _make_prefix(*inputs)]
+    return _PREFIX[1]
+
+
+_PREFIX: list = [None, ""]
+
+
+def _make_prefix(configured: str, db: str, redis_url: str) -> str:
     if configured:
         return configured
-    db = settings.DATABASES["default"]["NAME"]
-    redis_db = urlsplit(settings.REDIS_URL).path.strip("/") or "0" if settings.REDIS_URL else "-"
+    redis_db = urlsplit(redis_url).path.strip("/") or "0" if redis_url else "-"
     return f"stapel:{redis_db}:{db}:"
 
 

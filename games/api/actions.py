@@ -39,11 +39,18 @@ def to_camel(name: str) -> str:
 def camel_keys(value: Any) -> Any:
     """``value`` with every object key camelCased, at every depth (event data, results and
     the JSON fields of a view are shown as the rest of the schema is)."""
-    if type(value) is dict:
-        return {to_camel(k) if type(k) is str else k: camel_keys(v) for k, v in value.items()}
-    if type(value) is list:
-        return [camel_keys(v) for v in value]
+    # Every frame of every move comes through here (events, the view's JSON fields): leaves
+    # are taken as they are without a call each, which was most of its calls.
+    kind = type(value)
+    if kind is dict:
+        return {to_camel(k) if type(k) is str else k:
+                camel_keys(v) if type(v) in _NESTED else v for k, v in value.items()}
+    if kind is list:
+        return [camel_keys(v) if type(v) in _NESTED else v for v in value]
     return value
+
+
+_NESTED = frozenset((dict, list))
 
 
 def _attr(name: str) -> str:

@@ -88,12 +88,25 @@ class _RegisteredViews(StrawberryUnion):
 GameView = _RegisteredViews(name="GameView", description="One game's view of a match.")
 
 
+def _game_fields(game_id: str) -> tuple[tuple[str, bool], ...]:
+    """The game's own view fields beyond the API's: (name, whether it is JSON), per
+    declaration."""
+    decl = GAMES[game_id].declaration
+    known = _GAME_FIELDS.get(game_id)
+    if known is None or known[0] is not decl:
+        known = _GAME_FIELDS[game_id] = (decl, tuple(
+            (f.name, "json" in f.type) for f in decl.view if f.name not in _API_FIELDS))
+    return known[1]
+
+
+_GAME_FIELDS: dict[str, tuple[Declaration, tuple]] = {}
+
+
 def game_view(payload: dict | None):
     """The typed view of a service's ``view_for`` payload."""
     if payload is None or payload["game"] not in GAMES:
         return None
     data = payload["data"]
-    decl = GAMES[payload["game"]].declaration
     deadline = payload.get("deadline")
     return view_type(payload["game"])(
         game=payload["game"], seat=payload["seat"], version=payload["version"],
@@ -101,8 +114,8 @@ def game_view(payload: dict | None):
         legal_actions=[to_api(a) for a in payload["legal_actions"]],
         hand=data.get("hand"), hand_counts=data.get("hand_counts", []),
         actors=data.get("actors", []),
-        **{f.name: camel_keys(data.get(f.name)) if "json" in f.type else data.get(f.name)
-           for f in decl.view if f.name not in _API_FIELDS},
+        **{name: camel_keys(data.get(name)) if is_json else data.get(name)
+           for name, is_json in _game_fields(payload["game"])},
         raw=data)
 
 
