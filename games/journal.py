@@ -148,10 +148,9 @@ def write_move(pending: Move) -> int | None:
     from django.db import IntegrityError
 
     try:
-        row = hotsql.fetch_one(_MOVE_SQL, pending.params)
+        return hotsql.write(_MOVE_SQL, pending.params)
     except IntegrityError:
         return None  # the same key from a concurrent request: the locked path replays it
-    return None if row is None else row[0]
 
 
 def moved(pending: Move, seq: int) -> TableLogEntry:

@@ -213,3 +213,41 @@ def test_a_key_used_again_at_a_later_version_answers_the_first_move():
     assert (again.seq, again.version, again.replayed) == (first.seq, first.version, True)
     assert TableLogEntry.objects.filter(table=table, kind="action").count() == moves
     assert Table.objects.get(pk=table.pk).version == table.version
+
+
+def test_a_move_is_written_after_the_server_forgot_the_prepared_write():
+    """The write is prepared once per connection; a server that dropped it (DISCARD ALL, a
+    pooler's reset) gets it prepared again, and the move is stored as any other."""
+    table, players = table_of_two()
+    table, seat, action = next_move(table.pk)
+    services.act(player=players[seat], table_id=table.pk, action=action,
+                 expected_version=table.version)
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    table, seat, action = next_move(table.pk)
+    result = services.act(player=players[seat], table_id=table.pk, action=action,
+                          expected_version=table.version, idempotency_key="after")
+    entry = TableLogEntry.objects.get(table=table, seq=result.seq)
+    after = Table.objects.get(pk=table.pk)
+    assert (entry.kind, entry.action, entry.idempotency_key) == (
+        "action", action, f"{players[seat].pk}:after")
+    assert (after.version, after.last_seq, after.changed_at) == (
+        table.version + 1, result.seq, entry.created_at)
+
+
+def test_hot_writes_send_each_kind_of_value_and_answer_with_djangos_errors():
+    from django.db import DataError
+    from django.utils import timezone
+
+    from config import hotsql
+    from games.models import LogKind
+
+    assert hotsql.write(
+        "SELECT %s::int + %s::int WHERE %s::bool AND %s::timestamptz <= now() "
+        "AND %s::text IS NULL AND %s::text = 'action'",
+        [40, 2, True, timezone.now(), None, LogKind.ACTION]) == 42
+    assert hotsql.write("SELECT 1 WHERE %s::bool", [False]) is None
+    with pytest.raises(DataError) as refused:
+        hotsql.write("SELECT 1 / %s::int", [0])
+    assert type(refused.value.__cause__).__name__ == "DivisionByZero"
+    assert hotsql.write("SELECT %s::int", [7]) == 7  # the connection is usable after it
