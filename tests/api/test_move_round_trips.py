@@ -251,3 +251,19 @@ def test_hot_writes_send_each_kind_of_value_and_answer_with_djangos_errors():
         hotsql.write("SELECT 1 / %s::int", [0])
     assert type(refused.value.__cause__).__name__ == "DivisionByZero"
     assert hotsql.write("SELECT %s::int", [7]) == 7  # the connection is usable after it
+
+
+def test_a_hot_read_loads_its_row_as_a_cursor_would_in_a_transaction_or_not():
+    from django.db import transaction
+    from django.utils import timezone
+
+    from config import hotsql
+
+    sql = ("SELECT %s::int, %s::text, %s::timestamptz, '{\"a\": [1]}'::jsonb, "
+           "json_build_object('b', %s::bool), NULL::int")
+    params = [3, "drei", timezone.now(), True]
+    outside = hotsql.fetch_one(sql, params, autocommit=False)  # on libpq
+    with transaction.atomic():
+        inside = hotsql.fetch_one(sql, params, autocommit=False)  # on psycopg's cursor
+    assert outside == inside and outside[:3] == tuple(params[:3]) and outside[5] is None
+    assert hotsql.fetch_one("SELECT 1 WHERE %s::bool", [False]) is None
