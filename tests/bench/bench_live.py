@@ -903,9 +903,15 @@ def report(r: dict) -> None:
           f"{pct(s.answers, 99) * 1000:.1f} ms; {_bytes(s)}")
     print(f"      everything else on the machine (PostgreSQL, Redis, other users): "
           f"{r['others_pct']:.0f}% of one core on average over {os.cpu_count()} cores")
-    if r["client_cpu_pct"] >= 85:
+    if client_bound(r):
         print("      WARNING: the load client is near one full core: it may be the bottleneck "
               "of this configuration, not the server")
+
+
+def client_bound(r: dict) -> bool:
+    """Whether a configuration's load client used most of its core (then its figures say as
+    much about the client as about the server)."""
+    return r["client_cpu_pct"] >= 85
 
 
 def side_by_side(results: list[dict]) -> None:
@@ -929,6 +935,11 @@ def side_by_side(results: list[dict]) -> None:
         print(f"{r['tables']:>3} {r['name']:<18} vs bgio: moves/s x{r['moves_s'] / peer['moves_s']:.3f}"
               f", p50 x{r['p50'] / peer['p50']:.1f}, p99 x{r['p99'] / peer['p99']:.1f}, "
               f"CPU/move x{r['cpu_ms'] / peer['cpu_ms']:.1f}")
+    for tables, peer in peers.items():
+        if client_bound(peer):
+            print(f"{tables:>3} tables: boardgame.io's own load client used "
+                  f"{peer['client_cpu_pct']:.0f}% of its core, so its figures are bounded by its "
+                  "client and these ratios flatter Stapel")
 
 
 # --- the older side figures ----------------------------------------------------------------------
