@@ -124,10 +124,12 @@ def _named(sql: str) -> tuple[bytes, bytes]:
 
 def _text(value) -> bytes | None:
     """A value in PostgreSQL's text form (the statement gives its type). Choices (str and
-    int enums) are written as their values."""
+    int enums) are written as their values; a NUL is refused as psycopg refuses it."""
     if value is None:
         return None
     if isinstance(value, str):
+        if "\x00" in value:  # libpq takes text values as C strings: it would cut them here
+            raise psycopg.DataError("PostgreSQL text fields cannot contain NUL (0x00) bytes")
         return str.encode(value)
     if isinstance(value, bool):
         return b"t" if value else b"f"

@@ -251,6 +251,9 @@ def test_hot_writes_send_each_kind_of_value_and_answer_with_djangos_errors():
         hotsql.write("SELECT 1 / %s::int", [0])
     assert type(refused.value.__cause__).__name__ == "DivisionByZero"
     assert hotsql.write("SELECT %s::int", [7]) == 7  # the connection is usable after it
+    # libpq reads text values up to a NUL: one is refused, not cut short and written
+    with pytest.raises(DataError):
+        hotsql.write("SELECT length(%s::text)", ["ab\x00cd"])
 
 
 def test_a_hot_read_loads_its_row_as_a_cursor_would_in_a_transaction_or_not():
