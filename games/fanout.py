@@ -41,14 +41,16 @@ Listener = Callable[[dict], None]
 def prefix() -> str:
     # Read on every change (a move names three audiences): made once per set of settings it
     # depends on (tests point the database and Redis elsewhere after start).
+    global _PREFIX
     inputs = (settings.STAPEL_LIVE_PREFIX, settings.DATABASES["default"]["NAME"],
               settings.REDIS_URL)
-    if _PREFIX[0] != inputs:
-        _PREFIX[:] = [inputs, _make_prefix(*inputs)]
-    return _PREFIX[1]
+    known = _PREFIX  # one read: another thread may replace it meanwhile
+    if known[0] != inputs:
+        known = _PREFIX = (inputs, _make_prefix(*inputs))
+    return known[1]
 
 
-_PREFIX: list = [None, ""]
+_PREFIX: tuple = (None, "")
 
 
 def _make_prefix(configured: str, db: str, redis_url: str) -> str:

@@ -50,15 +50,20 @@ def view_type_name(game_id: str) -> str:
     return "".join(part.capitalize() for part in game_id.split("_")) + "View"
 
 
-_VIEW_TYPES: dict[str, tuple[Declaration, type]] = {}
+# Per game: its declaration, its view type and its own fields (name, whether it is JSON).
+_VIEW_TYPES: dict[str, tuple[Declaration, type, tuple[tuple[str, bool], ...]]] = {}
 
 
 def view_type(game_id: str) -> type:
     """The strawberry type of a game's view, made once per declaration."""
+    return _view_entry(game_id)[1]
+
+
+def _view_entry(game_id: str) -> tuple[Declaration, type, tuple[tuple[str, bool], ...]]:
     decl = GAMES[game_id].declaration
     known = _VIEW_TYPES.get(game_id)
     if known is not None and known[0] is decl:
-        return known[1]
+        return known
     annotations: dict[str, Any] = dict(_API_FIELDS)
     for field in decl.view:
         if field.name not in _API_FIELDS:
@@ -69,8 +74,9 @@ def view_type(game_id: str) -> type:
                             f"(docs/games/{game_id}.md). `legalActions` entries can be sent to "
                             "`act` as they are."}
     made = strawberry.type(type(view_type_name(game_id), (), namespace))
-    _VIEW_TYPES[game_id] = (decl, made)
-    return made
+    fields = tuple((f.name, "json" in f.type) for f in decl.view if f.name not in _API_FIELDS)
+    known = _VIEW_TYPES[game_id] = (decl, made, fields)
+    return known
 
 
 class _RegisteredViews(StrawberryUnion):
@@ -88,34 +94,21 @@ class _RegisteredViews(StrawberryUnion):
 GameView = _RegisteredViews(name="GameView", description="One game's view of a match.")
 
 
-def _game_fields(game_id: str) -> tuple[tuple[str, bool], ...]:
-    """The game's own view fields beyond the API's: (name, whether it is JSON), per
-    declaration."""
-    decl = GAMES[game_id].declaration
-    known = _GAME_FIELDS.get(game_id)
-    if known is None or known[0] is not decl:
-        known = _GAME_FIELDS[game_id] = (decl, tuple(
-            (f.name, "json" in f.type) for f in decl.view if f.name not in _API_FIELDS))
-    return known[1]
-
-
-_GAME_FIELDS: dict[str, tuple[Declaration, tuple]] = {}
-
-
 def game_view(payload: dict | None):
     """The typed view of a service's ``view_for`` payload."""
     if payload is None or payload["game"] not in GAMES:
         return None
     data = payload["data"]
     deadline = payload.get("deadline")
-    return view_type(payload["game"])(
+    _, made, fields = _view_entry(payload["game"])
+    return made(
         game=payload["game"], seat=payload["seat"], version=payload["version"],
         deadline=datetime.fromisoformat(deadline) if isinstance(deadline, str) else deadline,
         legal_actions=[to_api(a) for a in payload["legal_actions"]],
         hand=data.get("hand"), hand_counts=data.get("hand_counts", []),
         actors=data.get("actors", []),
         **{name: camel_keys(data.get(name)) if is_json else data.get(name)
-           for name, is_json in _game_fields(payload["game"])},
+           for name, is_json in fields},
         raw=data)
 
 
