@@ -3,9 +3,11 @@ bracket of an elimination (JSON), and calendars (iCalendar) of tournaments' star
 registration windows. Reads only; ``tournaments/views.py`` serves them at stable URLs
 (docs/tournaments.md lists them).
 
-CSV cells that a spreadsheet would run as a formula (a display name starting with ``=``,
-``+``, ``-``, ``@``, a tab or a carriage return) get a leading ``'`` (OWASP's advice against
-CSV injection); the JSON exports carry the names unchanged.
+CSV cells of text that players write (their display names) that a spreadsheet would run as a
+formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) get a leading
+``'`` (OWASP's advice against CSV injection); the JSON exports carry the names unchanged. Ids
+and numbers are ours and go out as they are: a table id may start with ``-``, and a site joins
+the CSV to the API by it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ PAIRINGS_COLUMNS = ["round", "table", "table_id", "seat", "player_id", "player",
                     "bye", "table_status"]
 FEED_SIZE = 200  # tournaments per calendar feed, the most recent by start
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+WRITTEN_BY_PLAYERS = frozenset({"player"})  # the CSV columns whose text players choose
 RECENT = (F("starts_at").desc(nulls_last=True), "-id")
 
 
@@ -138,13 +141,13 @@ def bracket_json(t: Tournament) -> dict:
 
 # --- CSV ------------------------------------------------------------------------------------
 
-def _cell(value) -> str:
+def _cell(value, written_by_players: bool) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     text = str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    return "'" + text if written_by_players and text.startswith(FORMULA_STARTS) else text
 
 
 def to_csv(columns: list[str], rows: list[dict]) -> str:
@@ -152,7 +155,7 @@ def to_csv(columns: list[str], rows: list[dict]) -> str:
     writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow([_cell(row[c]) for c in columns])
+        writer.writerow([_cell(row[c], c in WRITTEN_BY_PLAYERS) for c in columns])
     return buffer.getvalue()
 
 
