@@ -45,6 +45,28 @@ def _freeze_what_is_loaded(**_):
     gc.freeze()
 
 
+# Pools a prefork child inherited from its parent: kept referenced, never used or closed
+# (their sockets are the parent's; closing them would end the parent's sessions).
+_INHERITED_POOLS: list = []
+
+
+@worker_process_init.connect
+def _one_connection_per_child(**_):
+    """A prefork child keeps one plain connection for its life instead of a pool: it runs
+    one task at a time on one thread, and Celery's Django fixup closes a child's pool after
+    every task (see config/celery.py). Connections that went bad are closed before the next
+    task (``_task_start``), as Django does before each request."""
+    from django.db import connections
+
+    for conn in connections.all():
+        if conn.settings_dict.get("OPTIONS", {}).pop("pool", None) is None:
+            continue
+        inherited = type(conn)._connection_pools.pop(conn.alias, None)
+        if inherited is not None:
+            _INHERITED_POOLS.append(inherited)
+        conn.settings_dict["CONN_MAX_AGE"] = None
+
+
 @before_task_publish.connect
 def _stamp(headers=None, **_):
     if headers is not None:
@@ -80,7 +102,11 @@ def _worker_shutdown(**_):
 
 @task_prerun.connect
 def _task_start(task_id=None, task=None, **_):
+    from django.db import close_old_connections
+
     _started[task_id] = time.monotonic()
+    if task is not None and not getattr(task.request, "is_eager", False):
+        close_old_connections()  # one that broke in the last task is not used again
     # The id of the request that queued it; a task of beat's starts a chain of its own. An
     # eager task (the embedded default) runs inside its request and keeps that request's id.
     context = structlog.contextvars.get_contextvars()

@@ -148,3 +148,35 @@ async def test_a_killed_worker_loses_no_move_and_applies_none_twice(django_db_se
         if second:
             second.stop()
         server.stop()
+
+
+def _backends() -> set[int]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND pid <> pg_backend_pid()")
+        return {row[0] for row in cursor.fetchall()}
+
+
+async def test_worker_children_keep_their_connection_from_task_to_task(live_server_url,
+                                                                      celery_worker_proc):
+    # Celery's Django fixup closed a prefork child's pool after every task: each bot turn
+    # started PostgreSQL sessions of its own (config/celery.py). Sessions seen while a
+    # bots-only match is played: a few, however many turns it takes.
+    http = await new_guest(live_server_url, "Organiser")
+    before = await database_sync_to_async(_backends)()
+    table_id = await _bots_only_table(http, "kato", {"rounds": 1}, 4)
+    seen: set[int] = set()
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        seen |= await database_sync_to_async(_backends)()
+        table = await database_sync_to_async(Table.objects.get)(public_id=table_id)
+        if table.status == "finished":
+            break
+        await asyncio.sleep(0.01)
+    assert table.status == "finished"
+    bot_turns = await database_sync_to_async(
+        TableLogEntry.objects.filter(table=table, kind="bot").count)()
+    assert bot_turns >= 20
+    assert len(seen - before) <= 6, (len(seen - before), bot_turns)
