@@ -270,3 +270,15 @@ def test_a_hot_read_loads_its_row_as_a_cursor_would_in_a_transaction_or_not():
         inside = hotsql.fetch_one(sql, params, autocommit=False)  # on psycopg's cursor
     assert outside == inside and outside[:3] == tuple(params[:3]) and outside[5] is None
     assert hotsql.fetch_one("SELECT 1 WHERE %s::bool", [False]) is None
+
+
+def test_the_state_a_move_rewrites_is_stored_with_lz4():
+    # Cheaper for PostgreSQL to compress than pglz on every move (games/migrations/0009).
+    table, _ = table_of_two()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT attcompression FROM pg_attribute WHERE attname = 'state' "
+                       "AND attrelid = 'games_table'::regclass")
+        assert cursor.fetchone()[0] == "l"
+        cursor.execute("SELECT pg_column_compression(state) FROM games_table WHERE id = %s",
+                       [table.pk])
+        assert cursor.fetchone()[0] in ("lz4", None)  # None: stored short, uncompressed
