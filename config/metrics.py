@@ -67,16 +67,23 @@ def request_observe(operation: str, outcome: str) -> None:
     logs.note(operation=operation, outcome=outcome)  # the same labels on the request's line
 
 
+_MOVE_CHILDREN: dict[tuple[str, str], tuple] = {}
+
+
 def move_applied_on_commit(game: str, kind: str) -> None:
     """Call right after the move's events were queued for publishing on commit: counts the
     move and times its fan-out once the publish callback before this one has run."""
     from django.db import transaction
 
     started = time.monotonic()
+    children = _MOVE_CHILDREN.get((game, kind))
+    if children is None:  # labels() takes a lock and builds its key: ~3 us a move, once here
+        children = _MOVE_CHILDREN[game, kind] = (MOVES.labels(game=game, kind=kind),
+                                                 FANOUT.labels(game=game))
 
     def done():
-        MOVES.labels(game=game, kind=kind).inc()
-        FANOUT.labels(game=game).observe(time.monotonic() - started)
+        children[0].inc()
+        children[1].observe(time.monotonic() - started)
 
     transaction.on_commit(done)
 

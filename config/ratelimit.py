@@ -221,6 +221,7 @@ class WebsocketLimits:
         if text_data and '"subscribe"' in text_data:
             refused = await self._operation_refused(text_data)
             if refused is not None:
+                self.__dict__.get("decoded_frames", {}).pop(id(text_data), None)
                 await self.send(json.dumps(refused))
                 return
         await super().receive(text_data=text_data, bytes_data=bytes_data)
@@ -228,14 +229,20 @@ class WebsocketLimits:
     async def _operation_refused(self, text: str) -> dict | None:
         from channels.db import database_sync_to_async
 
+        from .validation import BadRequest, decode_body
+
         try:
-            message = json.loads(text)
-            payload = message.get("payload") or {}
-            if message.get("type") != "subscribe" or not isinstance(payload, dict):
-                return None
-            query, operation_name = payload.get("query"), payload.get("operationName")
-        except (ValueError, AttributeError):
+            message = decode_body(text)
+        except BadRequest:
             return None  # the protocol handler answers malformed frames itself
+        if not isinstance(message, dict):
+            return None
+        # Decoded once: the protocol handler takes this copy (GraphQLWebsocketConsumer).
+        self.__dict__.setdefault("decoded_frames", {})[id(text)] = (text, message)
+        payload = message.get("payload") or {}
+        if message.get("type") != "subscribe" or not isinstance(payload, dict):
+            return None
+        query, operation_name = payload.get("query"), payload.get("operationName")
         if not isinstance(query, str) or not isinstance(operation_name, str | None):
             return None  # likewise: the protocol handler closes the socket with 4400
         if not counts_against_ceiling(query, operation_name):

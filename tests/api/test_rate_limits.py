@@ -170,3 +170,28 @@ async def test_chat_over_the_websocket_returns_rate_limited_in_its_payload(guest
     assert answers[0] == []
     assert answers[1][0]["code"] == "rate_limited" and 55 <= answers[1][0]["retryAfter"] <= 60
     await comm.disconnect()
+
+
+async def test_a_subscribe_frame_is_decoded_once(guest_token, monkeypatch):
+    # The limit looks into every subscribe; the protocol handler takes that decoded copy
+    # instead of parsing the frame a second time (config/ratelimit.py, config/graphql.py).
+    from config import graphql, validation
+
+    decoded = []
+    real = validation.decode_body
+
+    def counted(data):
+        decoded.append(data)
+        return real(data)
+
+    monkeypatch.setattr(validation, "decode_body", counted)
+    monkeypatch.setattr(graphql, "decode_body", counted)
+    comm = await _ws(guest_token)
+    decoded.clear()
+    for n in range(3):
+        await comm.send_json_to({"id": str(n), "type": "subscribe",
+                                 "payload": {"query": "{ me { displayName } }"}})
+        assert (await comm.receive_json_from(timeout=5))["type"] == "next"
+        assert (await comm.receive_json_from(timeout=5))["type"] == "complete"
+    assert len(decoded) == 3
+    await comm.disconnect()
