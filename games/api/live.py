@@ -355,7 +355,6 @@ class _MoveThreads:
             thread.start()
 
     def _work(self) -> None:
-        fanout.defer_publishing()
         while True:
             context, fn, kwargs, loop, future = self.jobs.get()
             try:

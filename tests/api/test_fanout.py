@@ -72,36 +72,56 @@ def test_another_nodes_change_reaches_each_audience_once(settings):
         (9102, "spectators"), (9103, "spectators")]
 
 
-def test_a_move_threads_publications_leave_in_order_without_waiting_for_redis(settings,
-                                                                              monkeypatch):
-    """A thread that defers publishing (the live move threads) hands its changes to the one
-    publisher thread: publish() returns before any Redis round trip, and Redis gets every
-    change, in the order published."""
+def _silent_redis():
+    """A server that answers redis-py's handshake and then reads and answers nothing more
+    (a Redis that stopped): its URL."""
+    import socket
     import threading
 
-    settings.REDIS_URL = os.environ["REDIS_URL"]
-    raw = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
-    raw.subscribe(fanout.redis_channel(fanout.key(9103, "spectators")))
-    sent = threading.Event()
-    release = threading.Event()
-    original = fanout._send
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
 
-    def held_send(payloads):  # Redis "slow": the publisher thread waits here
-        release.wait(5)
-        original(payloads)
+    def serve():
+        client, _ = server.accept()
+        while True:
+            data = client.recv(65536)
+            if not data or b"REPLY" in data:
+                break  # from now on silent: nothing read, nothing answered
+            client.sendall(b"+OK\r\n" * data.count(b"*"))
+        threading.Event().wait(30)
+        client.close()
 
-    monkeypatch.setattr(fanout, "_send", held_send)
+    threading.Thread(target=serve, daemon=True).start()
+    return f"redis://127.0.0.1:{server.getsockname()[1]}/0"
+
+
+def test_publishing_waits_for_no_answer_from_redis(settings):
+    """A publish is a write on a connection that asked for no replies: it returns while a
+    Redis that answers nothing holds the changes (redis-py's PUBLISH waited for the reply,
+    which is why a move thread handed its changes to a publisher thread before)."""
+    import threading
+
+    settings.REDIS_URL = _silent_redis()
+    done = threading.Event()
 
     def move_thread():
-        fanout.defer_publishing()
         for seq in range(1, 41):
             fanout.publish(_change(9103, seq))
-        sent.set()
+        done.set()
 
+    threading.Thread(target=move_thread, daemon=True).start()
+    assert done.wait(5), "publish() waited for Redis"
+    assert fanout._publisher(settings.REDIS_URL).dropped == 0
+
+
+def test_changes_reach_redis_in_the_order_published(settings):
+    settings.REDIS_URL = os.environ["REDIS_URL"]
+    raw = redis.Redis.from_url(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
+    raw.subscribe(fanout.redis_channel(fanout.key(9105, "spectators")))
     try:
-        threading.Thread(target=move_thread).start()
-        assert sent.wait(2), "publish() waited for Redis"
-        release.set()
+        for seq in range(1, 41):
+            fanout.publish(_change(9105, seq))
         seqs = []
         for _ in range(100):
             message = raw.get_message(timeout=0.1)
@@ -111,34 +131,47 @@ def test_a_move_threads_publications_leave_in_order_without_waiting_for_redis(se
                 break
         assert seqs == list(range(1, 41))
     finally:
-        release.set()
         raw.close()
 
 
-def test_a_backlog_behind_a_stuck_redis_is_bounded(settings, monkeypatch):
-    """While Redis does not answer, the publisher thread's queue stops growing at BACKLOG:
-    further changes are dropped (at most once, as ever), not held in memory without end."""
-    import threading
+def test_while_redis_is_away_changes_are_dropped_and_publishing_comes_back(settings,
+                                                                          monkeypatch):
+    """Nothing raises and nothing waits while Redis is away (the change is counted as
+    dropped: at most once, as ever); once it is back, changes go out again."""
+    import socket
+
+    monkeypatch.setattr(fanout, "RETRY_SECONDS", 0.05)
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        nobody = f"redis://127.0.0.1:{probe.getsockname()[1]}/0"
+    settings.REDIS_URL = nobody
+    fanout.publish(_change(9106, 1))
+    assert fanout._publisher(nobody).dropped == 1
 
     settings.REDIS_URL = os.environ["REDIS_URL"]
-    release = threading.Event()
-    monkeypatch.setattr(fanout, "_send", lambda payloads: release.wait(5))
-    monkeypatch.setattr(fanout, "BACKLOG", 5)
-    publisher = fanout._publisher()
-    dropped = publisher.dropped
-    done = threading.Event()
+    control = redis.Redis.from_url(settings.REDIS_URL)
+    raw = control.pubsub(ignore_subscribe_messages=True)
+    raw.subscribe(fanout.redis_channel(fanout.key(9106, "spectators")))
+    publisher = fanout._publisher(settings.REDIS_URL)
 
-    def move_thread():
-        fanout.defer_publishing()
-        for seq in range(1, 21):
-            fanout.publish(_change(9104, seq))
-        done.set()
+    def heard(seq: int) -> bool:
+        for _ in range(40):
+            fanout.publish(_change(9106, seq))
+            message = raw.get_message(timeout=0.05)
+            if message is not None:
+                return True
+        return False
 
     try:
-        threading.Thread(target=move_thread).start()
-        assert done.wait(2)
-        assert publisher.jobs.qsize() <= 5
-        # The thread may hold up to one queue's worth in the batch it is sending.
-        assert publisher.dropped - dropped >= 20 - 2 * 5
+        assert heard(2)
+        # Redis ends the publisher's connection (a restart, a failover): it connects again.
+        before = publisher.conn
+        mine = before._sock.getsockname()
+        control.client_kill(f"{mine[0]}:{mine[1]}")
+        while raw.get_message(timeout=0.05) is not None:
+            pass
+        assert heard(3)
+        assert publisher.conn is not None and publisher.conn is not before
     finally:
-        release.set()
+        raw.close()
+        control.close()
