@@ -212,6 +212,35 @@ def _playwright():
                                reason="the playwright package is not installed")
 
 
+MOVED_OR_CHOOSING = """() => document.activeElement.matches('#actions button.choice')
+    || [...document.querySelectorAll('#moves li')]
+       .some(li => /^Ada (plays|draws|chooses)/.test(li.textContent))"""
+
+
+async def _keyboard_move(page, tries: int = 3) -> None:
+    """Tab to a playable card or an action and press Enter, as a person with a keyboard
+    would: again (as they would) when nothing came of it within 10 s. A card with several
+    readings (a wild card: which colour?) then offers its choices and takes the focus."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(tries):
+        for _ in range(80):
+            await page.keyboard.press("Tab")
+            if await page.evaluate("""() => document.activeElement.matches(
+                    '#hand button.card[aria-disabled=false], #actions button.action')"""):
+                break
+        else:
+            raise AssertionError("Tab reached no playable card or action: focus on "
+                                 + await page.evaluate("() => document.activeElement.outerHTML"))
+        await page.keyboard.press("Enter")
+        try:
+            await page.wait_for_function(MOVED_OR_CHOOSING, timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"{tries} presses of Enter on a playable control made no move")
+
+
 async def test_a_guest_plays_a_whole_kato_match_against_three_bots(
         live_server_url, celery_worker_proc, artifacts_dir):
     async with _playwright().async_playwright() as pw, Browser(pw) as b:
@@ -224,17 +253,7 @@ async def test_a_guest_plays_a_whole_kato_match_against_three_bots(
             await page.wait_for_selector(".hand .card")
             # The first move by keyboard alone: Tab to a playable card or an action, Enter.
             await page.wait_for_selector("#board[data-my-turn=true]")
-            for _ in range(80):
-                await page.keyboard.press("Tab")
-                if await page.evaluate("""() => document.activeElement.matches(
-                        '#hand button.card[aria-disabled=false], #actions button.action')"""):
-                    break
-            await page.keyboard.press("Enter")
-            # A card with several readings (a wild card: which colour?) offers its choices and
-            # moves the focus to the first: Enter again takes it.
-            await page.wait_for_function("""() => document.activeElement.matches(
-                '#actions button.choice') || [...document.querySelectorAll('#moves li')]
-                .some(li => /^Ada (plays|draws|chooses)/.test(li.textContent))""")
+            await _keyboard_move(page)
             if await page.evaluate("() => document.activeElement.matches('#actions .choice')"):
                 await page.keyboard.press("Enter")
             await page.wait_for_function("""() => [...document.querySelectorAll('#moves li')]
