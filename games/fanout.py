@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import threading
 import time
 import uuid
@@ -177,6 +178,17 @@ class _Publisher:
 
 _PUBLISHERS: dict[str, _Publisher] = {}
 _publishers_lock = threading.Lock()
+
+
+def _forget_after_fork() -> None:
+    """A forked child (a Celery prefork worker) starts without its parent's publishers: two
+    processes writing on one socket would interleave their commands."""
+    global _publishers_lock
+    _PUBLISHERS.clear()
+    _publishers_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _publisher(url: str) -> _Publisher:

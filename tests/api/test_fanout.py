@@ -175,3 +175,16 @@ def test_while_redis_is_away_changes_are_dropped_and_publishing_comes_back(setti
     finally:
         raw.close()
         control.close()
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded")  # the child only looks
+def test_a_forked_child_does_not_write_on_its_parents_publisher(settings):
+    settings.REDIS_URL = os.environ["REDIS_URL"]
+    fanout.publish(_change(9107, 1))
+    assert settings.REDIS_URL in fanout._PUBLISHERS
+    pid = os.fork()
+    if pid == 0:  # the child: a publisher of its own, made when it first publishes
+        os._exit(0 if not fanout._PUBLISHERS else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert settings.REDIS_URL in fanout._PUBLISHERS  # the parent keeps its own
