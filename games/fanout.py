@@ -118,10 +118,14 @@ class _Publisher:
 
     def __init__(self, url: str) -> None:
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
 
+        # No retries inside redis-py: a try that fails gives up at once (the lock is held),
+        # and the next is RETRY_SECONDS later.
         self.pool = redis.ConnectionPool.from_url(
             url, socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS,
-            client_name="stapel-publish")
+            client_name="stapel-publish", retry=Retry(NoBackoff(), 0))
         self.lock = threading.Lock()
         self.conn = None
         self.retry_at = 0.0
