@@ -67,9 +67,10 @@ from accounts.errors import DomainError
 from config.api import UserError
 from config.validation import bad_string, string_error
 from games import fanout, realtime, selectors, services
+from games.engine import GAMES
 from games.errors import GameError
 
-from .types import TableUpdate
+from .types import GameEvent, TableStatusEnum, TableUpdate, event_data, view_readers
 
 # --- table updates -----------------------------------------------------------------------------
 
@@ -120,7 +121,8 @@ def _replay(table_id: int, player, after_seq: int):
 
 
 # The typed update of one published message, built once per process however many local
-# sockets receive it (every spectator of a table, several tabs of one player).
+# sockets receive it (every spectator of a table, several tabs of one player), for the
+# subscriptions strawberry runs; compiled ones project the message itself (``_frame_data``).
 _UPDATES: OrderedDict[tuple, TableUpdate] = OrderedDict()
 _UPDATES_MAX = 4096
 
@@ -132,7 +134,6 @@ def update_from_message(message: dict) -> TableUpdate:
         update = TableUpdate.of(message["public_id"], message["seq"], message["kind"],
                                 message["version"], message["status"], message["events"],
                                 message["view"])
-        update._live_key = cache_key  # its frames are shared too (_frame_data)
         _UPDATES[cache_key] = update
         if len(_UPDATES) > _UPDATES_MAX:
             _UPDATES.popitem(last=False)
@@ -148,14 +149,16 @@ async def _gap(tid: int, player, public_id: str, last: int, seq: int):
         yield update_of(entry, public_id, seat, status)
 
 
-async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[TableUpdate]:
+async def table_updates(table_id, player, after_seq: int = 0, *,
+                        live=update_from_message) -> AsyncIterator[TableUpdate]:
     """Every change at the table after ``after_seq`` as ``player`` may see it, in seq order,
     without end. Raises ``GameError`` (before the first update) where the player may not
-    watch."""
+    watch. A change that comes live is yielded as ``live(message)``: typed by default, the
+    published message itself for a compiled subscription (``_frame_data``)."""
     public_id = _id(table_id)
     tid, delay = await database_sync_to_async(watch_check)(public_id, player, after_seq)
     if delay:
-        async for update in _delayed_updates(tid, public_id, player, after_seq, delay):
+        async for update in _delayed_updates(tid, public_id, player, after_seq, delay, live):
             yield update
         return
     mine = realtime.player_audience(player.pk)
@@ -185,7 +188,7 @@ async def table_updates(table_id, player, after_seq: int = 0) -> AsyncIterator[T
                 async for update in _gap(tid, player, public_id, last, seq):
                     yield update
                     last = update.seq
-            yield update_from_message(message)
+            yield live(message)
             last = seq
 
 
@@ -225,7 +228,7 @@ def _delayed_replay(table_id: int, player, after_seq: int, delay: int):
 
 
 async def _delayed_updates(tid: int, public_id: str, player, after_seq: int,
-                           delay: int) -> AsyncIterator[TableUpdate]:
+                           delay: int, live) -> AsyncIterator[TableUpdate]:
     """``table_updates`` at a table with a spectator delay. A seated player's own changes
     come at once (and release whatever was held before them: they sit there now); the
     spectators' copies are held until due. Order is kept: a change is never overtaken."""
@@ -268,7 +271,7 @@ async def _delayed_updates(tid: int, public_id: str, player, after_seq: int,
                     yield update
                     last = update.seq
             last = seq
-            yield update_from_message(item)
+            yield live(item)
 
         while True:
             while held and held[0][0] <= selectors.delay_clock():
@@ -429,6 +432,8 @@ class Plan:
     # (argument's name, its variable's name, the variable's type), when every argument is a
     # variable without a default: ``fast_arguments`` can then coerce them without graphql-core.
     variables: tuple | None = None
+    # tableEvents: ``projection`` over a published message's dicts (``_over_messages``).
+    message_projection: tuple | None = None
 
     def arguments(self, variables: dict | None) -> dict | None:
         """The root field's coerced arguments, or None where the variables are not valid
@@ -452,6 +457,11 @@ class Plan:
 
     def frame_data(self, result) -> str:
         return orjson.dumps({self.response_key: project(result, self.projection)}).decode()
+
+    def message_frame_data(self, message: dict) -> str:
+        """``frame_data`` of the ``TableUpdate`` a published message stands for."""
+        return orjson.dumps({self.response_key: project_message(
+            message, self.message_projection)}).decode()
 
 
 def _schema():
@@ -762,7 +772,9 @@ def plan_for(query: str, operation_name: str | None) -> Plan | None:
         return None
     return Plan(root=name, response_key=key, document=document, field_node=nodes[0],
                 field_def=field_def, operation=operation, projection=projection,
-                variables=_plan_variables(schema, field_def, nodes[0], operation))
+                variables=_plan_variables(schema, field_def, nodes[0], operation),
+                message_projection=_over_messages(TableUpdate, projection)
+                if name == "tableEvents" else None)
 
 
 def _all_fields(document):
@@ -776,26 +788,111 @@ def _all_fields(document):
     return found
 
 
-# --- running them on the websocket ---------------------------------------------------------------
+# --- live changes, projected from the published message ---------------------------------------
+#
+# A live change reaches a compiled subscription as the message the journal published (plain
+# dicts), and its frame is projected from the message itself, without building the typed
+# ``TableUpdate`` first: each plan also holds its projection over the message
+# (``message_projection``), where every field is read from the dicts by the readers the typed
+# classes are built with (games/api/types.py). The fields no document selects cost nothing.
+# A test compares both projections on every game's views.
 
-# Serialised frames of one update per document: every spectator of a table on this process
-# with the same subscription document shares one projection and one json.dumps.
+_MESSAGE_READERS: dict[type, dict] = {
+    TableUpdate: {
+        "table_id": lambda m: m["public_id"],
+        "seq": lambda m: m["seq"],
+        "kind": lambda m: m["kind"],
+        "version": lambda m: m["version"],
+        "status": lambda m: TableStatusEnum(m["status"]),
+        "events": lambda m: m["events"],
+        "view": lambda m: m["view"] if m["view"] is not None and m["view"]["game"] in GAMES
+        else None,
+    },
+    GameEvent: {"type": lambda e: e["type"], "data": event_data},
+}
+
+
+def _readers(origin: type) -> dict:
+    readers = _MESSAGE_READERS.get(origin)
+    if readers is not None:
+        return readers
+    for game_id in GAMES:
+        made, readers = view_readers(game_id)
+        if made is origin:
+            return readers
+    raise _Unsupported(origin)
+
+
+def _over_messages(origin: type, projection: tuple) -> tuple:
+    """``projection`` (over ``origin``'s typed objects) as a projection over its message dicts:
+    (key, reader, kind, detail), where an object's detail picks the projection of each item."""
+    readers = _readers(origin)
+    items = []
+    for key, attr, kind, detail in projection:
+        if attr is None or kind == LEAF:
+            items.append((key, None if attr is None else readers[attr], kind, detail))
+            continue
+        by_class = {cls: _over_messages(cls, sub) for cls, sub in detail.items()}
+        items.append((key, readers[attr], kind, _picker(by_class)))
+    return tuple(items)
+
+
+def _picker(by_class: dict):
+    if len(by_class) == 1:
+        (only,) = by_class.values()
+        return lambda item: only
+    # The GameView union: a view payload's projection is its game's.
+    by_game = {game_id: by_class[made] for game_id in GAMES
+               if (made := view_readers(game_id)[0]) in by_class}
+    return lambda payload: by_game[payload["game"]]
+
+
+def _as_message(message: dict) -> dict:
+    return message
+
+
+def project_message(value, projection: tuple) -> dict:
+    out = {}
+    for key, read, kind, detail in projection:
+        if read is None:
+            out[key] = detail  # __typename
+            continue
+        item = read(value)
+        if item is None:
+            out[key] = None
+        elif kind == LEAF:
+            if detail is None:
+                out[key] = item
+            elif isinstance(item, list):
+                out[key] = [None if x is None else detail(x) for x in item]
+            else:
+                out[key] = detail(item)
+        elif isinstance(item, list):
+            out[key] = [None if x is None else project_message(x, detail(x)) for x in item]
+        else:
+            out[key] = project_message(item, detail(item))
+    return out
+
+
+# Serialised frames of one live change per document: every spectator of a table on this
+# process with the same subscription document shares one projection and one json.dumps.
 _FRAMES: OrderedDict[tuple, str] = OrderedDict()
+_FRAMES_MAX = 4096
 
 
-def _frame_data(plan: Plan, update: TableUpdate) -> str:
-    live_key = getattr(update, "_live_key", None)
-    if live_key is None:  # a replayed entry, read for this subscriber alone
+def _frame_data(plan: Plan, update) -> str:
+    if type(update) is not dict:  # a replayed entry (or a gap's), read for this subscriber
         return plan.frame_data(update)
-    cache_key = (plan, live_key)
+    cache_key = (plan, update["table"], update["audience"], update["seq"])
     data = _FRAMES.get(cache_key)
     if data is None:
-        data = plan.frame_data(update)
-        _FRAMES[cache_key] = data
-        if len(_FRAMES) > _UPDATES_MAX:
+        data = _FRAMES[cache_key] = plan.message_frame_data(update)
+        if len(_FRAMES) > _FRAMES_MAX:
             _FRAMES.popitem(last=False)
     return data
 
+
+# --- running them on the websocket ---------------------------------------------------------------
 
 async def _send_next(operation, data: str) -> None:
     if operation.completed:
@@ -807,7 +904,8 @@ async def _send_next(operation, data: str) -> None:
 async def run_table_events(operation, plan: Plan, args: dict, player) -> bool:
     """Serve a compiled ``tableEvents``; False (nothing sent) where strawberry must answer
     (the player may not watch, or the table is not there for them)."""
-    updates = table_updates(args["tableId"], player, args.get("afterSeq", 0))
+    updates = table_updates(args["tableId"], player, args.get("afterSeq", 0),
+                            live=_as_message)
     try:
         first = await anext(updates)
     except DomainError:

@@ -94,22 +94,49 @@ class _RegisteredViews(StrawberryUnion):
 GameView = _RegisteredViews(name="GameView", description="One game's view of a match.")
 
 
+def _deadline(payload: dict):
+    deadline = payload.get("deadline")
+    return datetime.fromisoformat(deadline) if isinstance(deadline, str) else deadline
+
+
+def _data_reader(name: str, is_json: bool):
+    if is_json:
+        return lambda payload: camel_keys(payload["data"].get(name))
+    return lambda payload: payload["data"].get(name)
+
+
+_API_READERS: dict[str, Any] = {
+    "game": lambda payload: payload["game"],
+    "seat": lambda payload: payload["seat"],
+    "version": lambda payload: payload["version"],
+    "deadline": _deadline,
+    "legal_actions": lambda payload: [to_api(a) for a in payload["legal_actions"]],
+    "hand": lambda payload: payload["data"].get("hand"),
+    "hand_counts": lambda payload: payload["data"].get("hand_counts", []),
+    "actors": lambda payload: payload["data"].get("actors", []),
+    "raw": lambda payload: payload["data"],
+}
+_READERS: dict[type, dict[str, Any]] = {}
+
+
+def view_readers(game_id: str) -> tuple[type, dict[str, Any]]:
+    """A game's view type and, per field (its Python name), how it is read from a view
+    payload (``selectors.view_for``): the one definition behind the typed view
+    (``game_view``) and the live path's lazy one (games/api/live.py)."""
+    _, made, fields = _view_entry(game_id)
+    readers = _READERS.get(made)
+    if readers is None:
+        readers = _READERS[made] = {
+            **_API_READERS, **{name: _data_reader(name, is_json) for name, is_json in fields}}
+    return made, readers
+
+
 def game_view(payload: dict | None):
     """The typed view of a service's ``view_for`` payload."""
     if payload is None or payload["game"] not in GAMES:
         return None
-    data = payload["data"]
-    deadline = payload.get("deadline")
-    _, made, fields = _view_entry(payload["game"])
-    return made(
-        game=payload["game"], seat=payload["seat"], version=payload["version"],
-        deadline=datetime.fromisoformat(deadline) if isinstance(deadline, str) else deadline,
-        legal_actions=[to_api(a) for a in payload["legal_actions"]],
-        hand=data.get("hand"), hand_counts=data.get("hand_counts", []),
-        actors=data.get("actors", []),
-        **{name: camel_keys(data.get(name)) if is_json else data.get(name)
-           for name, is_json in fields},
-        raw=data)
+    made, readers = view_readers(payload["game"])
+    return made(**{name: read(payload) for name, read in readers.items()})
 
 
 @strawberry.enum
@@ -134,6 +161,11 @@ class GameEvent:
     data: JSON
 
 
+def event_data(event: dict) -> dict:
+    """``GameEvent.data`` of a logged event: its fields but ``type``, camelCased."""
+    return camel_keys({k: v for k, v in event.items() if k != "type"})
+
+
 @strawberry.type(description=(
     "One numbered change at a table, as this viewer may see it. Every viewer receives every "
     "`seq`, so a gap means something was missed: resubscribe with `afterSeq`."))
@@ -154,9 +186,7 @@ class TableUpdate:
         """``table_id``: the table's public id."""
         return cls(table_id=strawberry.ID(table_id), seq=seq, kind=kind, version=version,
                    status=TableStatusEnum(status),
-                   events=[GameEvent(type=e["type"],
-                                     data=camel_keys({k: v for k, v in e.items() if k != "type"}))
-                           for e in events],
+                   events=[GameEvent(type=e["type"], data=event_data(e)) for e in events],
                    view=game_view(view_payload))
 
 

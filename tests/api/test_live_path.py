@@ -209,7 +209,9 @@ def test_documents_outside_the_hot_shape_are_left_to_strawberry():
     assert live.plan_for("subscription { tableEvents(tableId: 1) { seq } }", None) is not None
 
 
-async def test_a_table_update_is_typed_once_per_process_for_every_local_socket(players):
+async def test_a_live_change_is_projected_once_per_process_for_every_local_socket(players):
+    """Two spectators on one process with one document: the change's frame is projected from
+    the published message and serialised once, and no typed update is built for it."""
     alice, bob = players
     table_id = await database_sync_to_async(_setup)(alice, bob)
     last = await database_sync_to_async(
@@ -224,21 +226,26 @@ async def test_a_table_update_is_typed_once_per_process_for_every_local_socket(p
             "query": doc, "variables": {"id": table_id}}})
         await frames_until(comm, "w", last)
         sockets.append(comm)
-    built = []
-    original = live.TableUpdate.of
+    projected, typed = [], []
+    original_project, original_of = live.Plan.message_frame_data, live.TableUpdate.of
 
-    def counting(*args, **kwargs):
-        built.append(args[1])
-        return original(*args, **kwargs)
+    def counting_project(plan, message):
+        projected.append(message["seq"])
+        return original_project(plan, message)
 
-    live.TableUpdate.of = counting
+    def counting_of(*args, **kwargs):
+        typed.append(args[1])
+        return original_of(*args, **kwargs)
+
+    live.Plan.message_frame_data, live.TableUpdate.of = counting_project, counting_of
     try:
         seq = await database_sync_to_async(_move_by_tokens)(table_id, alice, bob)
         frames = [await frames_until(comm, "w", seq) for comm in sockets]
     finally:
-        live.TableUpdate.of = original
+        live.Plan.message_frame_data, live.TableUpdate.of = original_project, original_of
     assert frames[0] == frames[1]  # the spectators' frame, projected and serialised once
-    assert built.count(seq) == 1
+    assert projected.count(seq) == 1
+    assert seq not in typed
     for comm in sockets:
         await comm.disconnect()
     await asyncio.sleep(0)
