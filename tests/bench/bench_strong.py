@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 
 from games.bots.search import DEFAULT_ITERATIONS, DEFAULT_TIME_MS  # noqa: E402
-from games.bots.simulate import lineup_for, play_match, summarize  # noqa: E402
+from games.bots.simulate import MAX_MOVES, lineup_for, play_match, summarize  # noqa: E402
 
 LINEUP = ["strong", "heuristic", "heuristic", "heuristic"]
 GAMES = ("kato", "aetsch", "karma", "krass_kariert")
@@ -51,7 +51,9 @@ def main() -> None:
         else:
             matches = [_one(job) for job in jobs]
         s = summarize(matches)
-        print(f"\n{game}: {s['matches']} matches, strong vs 3 heuristic, budget {budget}")
+        print(f"\n{game}: {s['matches']} matches, strong vs 3 heuristic, budget {budget}"
+              + (f" ({s['unfinished']} more given up after {MAX_MOVES} moves, left out)"
+                 if s["unfinished"] else ""))
         for level, r in sorted(s["levels"].items()):
             lo, hi = r["ci95"]
             print(f"  {level:<10} win {r['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]  placing "

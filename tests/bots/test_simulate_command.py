@@ -9,7 +9,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from games.bots.simulate import lineup_for, summarize
+from games.bots.simulate import lineup_for, play_match, summarize
 
 
 def test_a_small_job_prints_json_and_writes_its_csv_and_chart(tmp_path):
@@ -70,3 +70,29 @@ def test_a_shared_first_place_counts_as_a_win_for_each():
     summary = summarize([{"levels": ["a", "b"], "placings": [1, 1], "scores": [0, 0],
                           "moves": 3, "rounds": 1, "seconds": 0.1, "search_ms": []}])
     assert summary["levels"]["a"]["win_rate"] == summary["levels"]["b"]["win_rate"] == 1.0
+
+
+def test_a_match_that_goes_on_too_long_is_given_up_and_left_out():
+    """A Karma match can go round for ever; it must not hold a run up (or end it)."""
+    whole = play_match("karma", ["heuristic"] * 3, 5, max_moves=None)
+    cut = play_match("karma", ["heuristic"] * 3, 5, max_moves=whole["moves"] - 1)
+    assert whole["finished"] and sorted(whole["placings"]) == [1, 2, 3]
+    assert not cut["finished"] and cut["placings"] is None and cut["moves"] == whole["moves"] - 1
+    summary = summarize([whole, cut])
+    assert summary["matches"] == 1 and summary["unfinished"] == 1
+    assert summary["levels"]["heuristic"]["matches"] == 3  # the ended match's three seats
+    assert summary["mean_moves"] == whole["moves"]
+
+
+def test_the_command_counts_the_matches_it_gave_up():
+    out = io.StringIO()
+    call_command("simulate", "karma", "--lineup", "heuristic,random", "--matches", "2",
+                 "--max-moves", "3", "--no-progress", stdout=out)
+    assert "2 match(es) had not ended after 3 moves" in out.getvalue()
+    out = io.StringIO()
+    call_command("simulate", "karma", "--lineup", "heuristic,random", "--matches", "2",
+                 "--max-moves", "3", "--json", stdout=out)
+    summary = json.loads(out.getvalue())
+    assert (summary["matches"], summary["unfinished"], summary["max_moves"]) == (0, 2, 3)
+    with pytest.raises(CommandError, match="max-moves"):
+        call_command("simulate", "karma", "--lineup", "heuristic,random", "--max-moves", "-1")

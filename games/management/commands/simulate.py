@@ -13,19 +13,19 @@ import csv
 import json
 import multiprocessing
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from games.bots import levels as bot_levels
-from games.bots.simulate import lineup_for, play_match, summarize
+from games.bots.simulate import MAX_MOVES, lineup_for, play_match, summarize
 from games.engine import GAMES, EngineError
 
 
 def _one(job: tuple) -> dict:
-    game, levels, seed, options, budget = job
-    return play_match(game, levels, seed, options, budget=budget)
+    game, levels, seed, options, budget, max_moves = job
+    return play_match(game, levels, seed, options, budget=budget, max_moves=max_moves)
 
 
 class Command(BaseCommand):
@@ -45,6 +45,10 @@ class Command(BaseCommand):
                             help="search iterations per move (default: the setting)")
         parser.add_argument("--time-ms", type=float, default=None,
                             help="search time per move in ms, 0 for none (default: the setting)")
+        parser.add_argument("--max-moves", type=int, default=MAX_MOVES,
+                            help="give a match up after this many moves and leave it out of "
+                                 f"the rates, counted as unfinished (default {MAX_MOVES}; "
+                                 "0: no limit)")
         parser.add_argument("--csv", help="write one row per level to this CSV file")
         parser.add_argument("--json-out", help="write the summary (and every match) as JSON")
         parser.add_argument("--chart", help="write a PNG chart of the win rate per level")
@@ -79,12 +83,15 @@ class Command(BaseCommand):
             "time_ms": opts["time_ms"] if opts["time_ms"] is not None
             else settings.STAPEL_STRONG_BOT_TIME_MS,
         }
-        jobs = [(game, lineup_for(levels, i), opts["seed"] * 1_000_003 + i, options, budget)
-                for i in range(opts["matches"])]
+        if opts["max_moves"] < 0:
+            raise CommandError("--max-moves must be at least 0 (0: no limit)")
+        max_moves = opts["max_moves"] or None
+        jobs = [(game, lineup_for(levels, i), opts["seed"] * 1_000_003 + i, options, budget,
+                 max_moves) for i in range(opts["matches"])]
         matches = self._run(jobs, opts["workers"], not opts["no_progress"] and not opts["json"])
         summary = summarize(matches)
         summary.update(game=game, lineup=levels, seed=opts["seed"], budget=budget,
-                       options=engine.validate_options(options))
+                       options=engine.validate_options(options), max_moves=max_moves)
         if opts["csv"]:
             self._write_csv(opts["csv"], summary)
         if opts["json_out"]:
@@ -112,9 +119,11 @@ class Command(BaseCommand):
             # Spawned, not forked: the parent may hold threads (a test server, a DB pool).
             with ProcessPoolExecutor(max_workers=workers,
                                      mp_context=multiprocessing.get_context("spawn")) as pool:
-                out = []
-                for result in pool.map(_one, jobs, chunksize=1):
-                    out.append(result)
+                # Counted as they end, not in order: one long match does not stop the bar.
+                index = {pool.submit(_one, job): i for i, job in enumerate(jobs)}
+                out: list = [None] * len(jobs)
+                for future in as_completed(index):
+                    out[index[future]] = future.result()
                     bar.update()
                 return out
         finally:
@@ -131,6 +140,9 @@ class Command(BaseCommand):
             w(f"{level:<12}{r['matches']:>7}{r['win_rate']:>10.3f}  [{lo:.3f}, {hi:.3f}]   "
               f"{r['mean_placing']:>8.3f}{r['placing_ci95']:>6.3f}{r['mean_score']:>10.2f}"
               f"{r['score_ci95']:>8.2f}")
+        if s["unfinished"]:
+            w(f"{s['unfinished']} match(es) had not ended after {s['max_moves']} moves: given "
+              "up, and left out of the rates above")
         t = s["strong_move_ms"]
         w(f"mean match length {s['mean_moves']:.1f} moves ({s['mean_rounds']:.2f} rounds), "
           f"{s['moves_per_second']:.0f} moves/s")
