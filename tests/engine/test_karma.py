@@ -743,5 +743,42 @@ def test_heuristic_bots_always_finish_a_match(players, looped):
 
     seeds = [*([looped] if looped else []), *(random.Random(i).getrandbits(48) for i in range(60))]
     for seed in seeds:
-        result = play_match("karma", ["heuristic"] * players, seed, {}, max_steps=2_000)  # matches take 100-250 moves
+        result = play_match("karma", ["heuristic"] * players, seed, {}, max_moves=2_000)  # matches take 100-250 moves
         assert sorted(result["placings"]) == list(range(1, players + 1))
+
+
+# Two players left, the draw pile gone: seat 0 holds high numbers and a karma-five, seat 3
+# one karma-five and three high face-up cards. Recorded at move 1,400 of a match (seed
+# 77000231081, a strong bot in seat 3) that was still going past 10,000 moves: the two
+# karma-fives went back and forth, each forcing the other player to take the pile or answer
+# with the other one.
+_KARMA_FIVE_CIRCLE = {
+    "players": 4, "options": {"foresight": False}, "rng": 8613820651229802653, "phase": "play",
+    "hands": [["9", "7", "15", "16", "16", "13", "7", "13", "15", "6", "karma-five"], [], [],
+              ["karma-five"]],
+    "choices": [[], [], [], []], "table_up": [[], [], [], ["16", "7", "9"]],
+    "table_down": [[None, "13", None], [None, None, None], [None, None, None],
+                   ["5", "5", "karma-bottom"]],
+    "draw_pile": [], "pile": [],
+    "out": ["2", "2", "4", "4", "4", "3", "6", "6", "karma-bottom", "3", "3", "11", "11", "11",
+            "5", "karma-table", "15", "karma-table", "1", "1", "1", "karma-give", "karma-give",
+            "2", "9", "10", "10", "10", "12", "12", "12", "karma-five", "karma-bottom", "8", "8",
+            "8", "karma-give", "karma-table", "14", "14", "14"],
+    "turn": 3, "pending": None, "finished": [1, 2], "loser": None}
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_heuristic_bots_do_not_hand_karma_cards_back_and_forth_for_ever(seed):
+    bot = BOTS["karma"]["heuristic"]
+    rng = random.Random(seed)
+    state = _KARMA_FIVE_CIRCLE
+    held = [*state["out"], *(c for zone in ("hands", "table_up", "table_down")
+                             for cards in state[zone] for c in cards if c is not None)]
+    assert Counter(held) == Counter(FULL_DECK)  # every card once: a state the engine can reach
+    for _ in range(1_000):
+        if KARMA.is_over(state):
+            break
+        seat = KARMA.actors(state)[0]
+        action = bot.choose(KARMA.view(state, seat), KARMA.legal_actions(state, seat), rng)
+        state, _ = KARMA.apply(state, seat, action)
+    assert KARMA.is_over(state)
