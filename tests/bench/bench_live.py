@@ -294,6 +294,26 @@ def tree_cpu(root: int) -> float:
     return sum((_stat(pid) or (0, 0.0))[1] for pid in _tree(root))
 
 
+def named_cpu(names: tuple[str, ...]) -> float:
+    """CPU seconds of every process on this host whose name is one of ``names``, whoever
+    started it (the shared PostgreSQL's backends serve other users' sessions too)."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            raw = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        if raw[raw.find("(") + 1:raw.rfind(")")] in names:
+            fields = raw[raw.rfind(")") + 2:].split()
+            total += (int(fields[11]) + int(fields[12])) / TICK
+    return total
+
+
+POSTGRES, REDIS = ("postgres",), ("redis-server",)
+
+
 def machine_busy() -> float:
     """CPU seconds every core of the machine spent busy (/proc/stat), whoever used them."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -371,11 +391,13 @@ class Meter:
         self.s0, self.w0 = self.sql.web(), self.sql.worker()
         self.c0, self.wc0 = tree_cpu(self.server.pid), tree_cpu(self.worker.pid)
         self.m0, self.cl0 = machine_busy(), client_cpu()
+        self.pg0, self.rd0 = named_cpu(POSTGRES), named_cpu(REDIS)
 
     def stop(self, moves: int) -> dict:
         cl1, m1 = client_cpu(), machine_busy()  # before reading /proc and /metrics
         elapsed = time.monotonic() - self.t0
         c1, wc1 = tree_cpu(self.server.pid), tree_cpu(self.worker.pid)
+        pg1, rd1 = named_cpu(POSTGRES), named_cpu(REDIS)
         others = (m1 - self.m0) - (c1 - self.c0) - (wc1 - self.wc0) - (cl1 - self.cl0)
         s1, w1 = self.sql.web(), self.sql.worker()
         per = max(moves, 1)
@@ -387,7 +409,9 @@ class Meter:
                 "client_cpu_pct": 100 * (cl1 - self.cl0) / elapsed,
                 "client_cpu_ms": (cl1 - self.cl0) * 1000 / per,
                 # PostgreSQL, Redis and whatever else runs on the machine (other users)
-                "others_pct": 100 * others / elapsed}
+                "others_pct": 100 * others / elapsed,
+                "postgres_cpu_ms": (pg1 - self.pg0) * 1000 / per,
+                "redis_cpu_ms": (rd1 - self.rd0) * 1000 / per}
 
 
 # --- the load client ---------------------------------------------------------------------------
@@ -902,7 +926,9 @@ def report(r: dict) -> None:
     print(f"      the move's own answer p50 {pct(s.answers, 50) * 1000:.1f} ms, p99 "
           f"{pct(s.answers, 99) * 1000:.1f} ms; {_bytes(s)}")
     print(f"      everything else on the machine (PostgreSQL, Redis, other users): "
-          f"{r['others_pct']:.0f}% of one core on average over {os.cpu_count()} cores")
+          f"{r['others_pct']:.0f}% of one core on average over {os.cpu_count()} cores; of "
+          f"it PostgreSQL's processes {r['postgres_cpu_ms']:.2f} ms/move, Redis "
+          f"{r['redis_cpu_ms']:.2f} ms/move")
     if client_bound(r):
         print("      WARNING: the load client is near one full core: it may be the bottleneck "
               "of this configuration, not the server")
