@@ -768,13 +768,14 @@ def plan_for(query: str, operation_name: str | None) -> Plan | None:
     try:
         sub = _collect(schema, fragments, result_type, [nodes[0].selection_set])
         projection = _projection(schema, fragments, result_type, sub)
+        message_projection = (_over_messages(TableUpdate, projection)
+                              if name == "tableEvents" else None)
     except _Unsupported:
         return None
     return Plan(root=name, response_key=key, document=document, field_node=nodes[0],
                 field_def=field_def, operation=operation, projection=projection,
                 variables=_plan_variables(schema, field_def, nodes[0], operation),
-                message_projection=_over_messages(TableUpdate, projection)
-                if name == "tableEvents" else None)
+                message_projection=message_projection)
 
 
 def _all_fields(document):
