@@ -178,5 +178,8 @@ async def test_worker_children_keep_their_connection_from_task_to_task(live_serv
     assert table.status == "finished"
     bot_turns = await database_sync_to_async(
         TableLogEntry.objects.filter(table=table, kind="bot").count)()
-    assert bot_turns >= 20
+    # Enough tasks for the bound below to mean something: without the change each turn's
+    # task opened sessions of its own (85 in a match). A one-round deal can be short (CI saw
+    # one of 19 turns; the winner needs at least 7 plays).
+    assert bot_turns >= 8
     assert len(seen - before) <= 6, (len(seen - before), bot_turns)
