@@ -29,6 +29,7 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 
 import orjson
 from channels.db import database_sync_to_async
@@ -432,7 +433,7 @@ class Plan:
     # (argument's name, its variable's name, the variable's type), when every argument is a
     # variable without a default: ``fast_arguments`` can then coerce them without graphql-core.
     variables: tuple | None = None
-    # tableEvents: ``projection`` over a published message's dicts (``_over_messages``).
+    # tableEvents: ``projection`` over a published message's dicts (``_readable``).
     message_projection: tuple | None = None
 
     def arguments(self, variables: dict | None) -> dict | None:
@@ -460,7 +461,7 @@ class Plan:
 
     def message_frame_data(self, message: dict) -> str:
         """``frame_data`` of the ``TableUpdate`` a published message stands for."""
-        return orjson.dumps({self.response_key: project_message(
+        return orjson.dumps({self.response_key: project(
             message, self.message_projection)}).decode()
 
 
@@ -703,12 +704,13 @@ def _projection(schema, fragments, runtime: GraphQLObjectType, fields: dict) -> 
 
 
 def project(value, projection: tuple) -> dict:
+    """``value`` projected onto a document's selection (``_readable``)."""
     out = {}
-    for key, attr, kind, detail in projection:
-        if attr is None:
+    for key, read, kind, detail in projection:
+        if read is None:
             out[key] = detail  # __typename
             continue
-        item = getattr(value, attr)
+        item = read(value)
         if item is None:
             out[key] = None
         elif kind == LEAF:
@@ -719,9 +721,9 @@ def project(value, projection: tuple) -> dict:
             else:
                 out[key] = detail(item)
         elif isinstance(item, list):
-            out[key] = [None if x is None else project(x, detail[type(x)]) for x in item]
+            out[key] = [None if x is None else project(x, detail(x)) for x in item]
         else:
-            out[key] = project(item, detail[type(item)])
+            out[key] = project(item, detail(item))
     return out
 
 
@@ -767,8 +769,9 @@ def plan_for(query: str, operation_name: str | None) -> Plan | None:
     result_type = get_named_type(field_def.type)
     try:
         sub = _collect(schema, fragments, result_type, [nodes[0].selection_set])
-        projection = _projection(schema, fragments, result_type, sub)
-        message_projection = (_over_messages(TableUpdate, projection)
+        fields = _projection(schema, fragments, result_type, sub)
+        projection = _readable(None, fields, messages=False)
+        message_projection = (_readable(TableUpdate, fields, messages=True)
                               if name == "tableEvents" else None)
     except _Unsupported:
         return None
@@ -824,17 +827,21 @@ def _readers(origin: type) -> dict:
     raise _Unsupported(origin)
 
 
-def _over_messages(origin: type, projection: tuple) -> tuple:
-    """``projection`` (over ``origin``'s typed objects) as a projection over its message dicts:
-    (key, reader, kind, detail), where an object's detail picks the projection of each item."""
-    readers = _readers(origin)
+def _readable(origin: type, projection: tuple, *, messages: bool) -> tuple:
+    """``projection`` (``_projection``: key, attribute, kind, detail) as ``project`` walks it:
+    (key, reader, kind, detail), where an object's detail picks the projection of each item.
+    The readers take the typed objects' attributes, or with ``messages`` read the published
+    message's dicts as the typed classes are built from them."""
+    readers = _readers(origin) if messages else None
     items = []
     for key, attr, kind, detail in projection:
-        if attr is None or kind == LEAF:
-            items.append((key, None if attr is None else readers[attr], kind, detail))
+        read = None if attr is None else readers[attr] if messages else attrgetter(attr)
+        if kind == LEAF:
+            items.append((key, read, kind, detail))
             continue
-        by_class = {cls: _over_messages(cls, sub) for cls, sub in detail.items()}
-        items.append((key, readers[attr], kind, _picker(by_class)))
+        by_class = {cls: _readable(cls, sub, messages=messages) for cls, sub in detail.items()}
+        items.append((key, read, kind, _picker(by_class) if messages
+                      else lambda item, by_class=by_class: by_class[type(item)]))
     return tuple(items)
 
 
@@ -850,29 +857,6 @@ def _picker(by_class: dict):
 
 def _as_message(message: dict) -> dict:
     return message
-
-
-def project_message(value, projection: tuple) -> dict:
-    out = {}
-    for key, read, kind, detail in projection:
-        if read is None:
-            out[key] = detail  # __typename
-            continue
-        item = read(value)
-        if item is None:
-            out[key] = None
-        elif kind == LEAF:
-            if detail is None:
-                out[key] = item
-            elif isinstance(item, list):
-                out[key] = [None if x is None else detail(x) for x in item]
-            else:
-                out[key] = detail(item)
-        elif isinstance(item, list):
-            out[key] = [None if x is None else project_message(x, detail(x)) for x in item]
-        else:
-            out[key] = project_message(item, detail(item))
-    return out
 
 
 # Serialised frames of one live change per document: every spectator of a table on this
