@@ -14,7 +14,17 @@ from collections import Counter
 from games.engine.aetsch import AETSCH, RANK_OF, SUIT_OF
 
 from .base import Bot, GameBots, RandomBot
-from .search import Beliefs, InfoSet, SearchBot, deal_hands, take, unseen, win_reward, win_share
+from .search import (
+    Beliefs,
+    InfoSet,
+    SearchBot,
+    deal_hands,
+    discarded,
+    take,
+    unseen,
+    win_reward,
+    win_share,
+)
 
 SUITS = ("clubs", "spades", "hearts", "diamonds")
 PLAIN_RANKS = ("3", "4", "6", "8", "9", "Q")
@@ -309,17 +319,19 @@ def observe(info: InfoSet) -> Beliefs:
 
 def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full Ätsch state consistent with the seat's view: the unseen cards (all but its hand
-    and the top card) are shuffled into the other hands, the cards a 5 hands out, the discard
-    pile below the top and the draw pile, with the counts the view shows. A pending 2's
+    and the discard pile its history shows) are shuffled into the other hands, the cards a 5
+    hands out and the draw pile, with the counts the view shows. A pending 2's
     pusher follows from its total (the 2s go back and forth between the same two seats)."""
     v = info.view
     seat, n = info.seat, v["players"]
     top = v["top"]
-    pool = unseen(AETSCH.full_deck(v["options"]), v["hand"], [top] if top else [])
+    below = discarded(info.history, v["discard_count"])
+    pool = unseen(AETSCH.full_deck(v["options"]), v["hand"], [top] if top else [], below or [])
     rng.shuffle(pool)
     hands = deal_hands(v, seat, pool, beliefs)
     to_give = take(pool, v["to_give_count"])
-    discard = take(pool, v["discard_count"] - 1) + ([top] if top else [])
+    discard = ((below if below is not None else take(pool, v["discard_count"] - 1))
+               + ([top] if top else []))
     draw_pile = take(pool, v["draw_count"])
     two = None
     if v["pending_two"]:

@@ -19,6 +19,7 @@ from .search import (
     CannotSearch,
     InfoSet,
     SearchBot,
+    discarded,
     placing_reward,
     take,
     unseen,
@@ -231,8 +232,8 @@ def observe(info: InfoSet) -> Beliefs:
 
 def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full KaTO state consistent with the seat's view: the cards it has not seen (all but
-    its hand, the top card and a hand shown to it) are shuffled into the other hands, the
-    discard pile below the top and the draw pile, with the counts the view shows."""
+    its hand, the discard pile its history shows and a hand shown to it) are shuffled into
+    the other hands and the draw pile, with the counts the view shows."""
     v = info.view
     seat, n, opts = info.seat, v["players"], v["options"]
     top = v["top"]
@@ -240,7 +241,8 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
     known: dict[int, list] = {}
     if shown and shown["seat"] != seat:
         known[shown["seat"]] = list(shown["cards"])[:v["hand_counts"][shown["seat"]]]
-    pool = unseen(KATO.full_deck(opts), v["hand"], [top], *known.values())
+    below = discarded(info.history, v["discard_count"])
+    pool = unseen(KATO.full_deck(opts), v["hand"], [top], below or [], *known.values())
     rng.shuffle(pool)
     hands = []
     if beliefs is not None:
@@ -268,7 +270,7 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
             hand[-1], pool[i] = pool[i], hand[-1]
             fitting = [hand[-1]]
         drawn = fitting[0]
-    discard = take(pool, v["discard_count"] - 1) + [top]
+    discard = (below if below is not None else take(pool, v["discard_count"] - 1)) + [top]
     draw_pile = take(pool, v["draw_count"])
     chal_seat = (turn - v["direction"]) % n if v["challengeable"] else -1
     chal_color = v["challenge_color"]

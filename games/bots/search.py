@@ -223,6 +223,26 @@ def unseen(full_deck: list, *known: list) -> list:
     return sorted(pool.elements())
 
 
+def discarded(history: tuple, discard_count: int) -> list | None:
+    """The discard pile below its top card, read from the seat's history of the round: the
+    card turned up and every card played since, back to the top card alone where the pile was
+    reshuffled into the draw pile. They were all shown to every seat, so a sampled world must
+    not deal them into hands. None where the history does not account for the view's count
+    (a history cut short, a bot given none): the pile is then sampled as unseen cards."""
+    pile: list = []
+    for e in history:
+        kind = e.get("type")
+        if kind == "round_started":
+            pile = [e["top"]] if e.get("top") else []
+        elif kind == "played":
+            pile.extend(e["cards"] if "cards" in e else [e["card"]])
+        elif kind == "reshuffled":
+            pile = pile[-1:]
+    if not pile or len(pile) != discard_count:
+        return None
+    return pile[:-1]
+
+
 def deal_hands(view: dict, seat: int, pool: list, beliefs: Beliefs | None) -> list[list]:
     """Every seat's hand of a sampled world: the seat's own as the view shows it, the others'
     from the (shuffled) ``pool`` with the view's counts, within ``beliefs`` when given."""

@@ -42,13 +42,13 @@ def play_match(game_id: str, levels: list[str], seed: int, options: dict | None 
     engine = GAMES[game_id]
     bots = [bot_levels(game_id)[level] for level in levels]
     rng = random.Random(seed)
-    state = engine.new_game(len(levels), seed, options)
+    # The current round's events, from its deal on, as the service gives them to a strong
+    # bot (its seat's redaction of the table log since the round began).
+    state, round_events = engine.new_game_with_events(len(levels), seed, options)
+    round_events = list(round_events)
     moves = 0
     rounds = 1
     search_ms: list[float] = []
-    # The current round's events, as the service gives them to a strong bot (its seat's
-    # redaction of the table log since the round began).
-    round_events: list[dict] = []
     searchers = {seat for seat, bot in enumerate(bots) if getattr(bot, "level", "") == "strong"}
     started = time.perf_counter()
     while not engine.is_over(state):

@@ -1,11 +1,13 @@
-"""How much of the KaTO strong bot's gap is information, how much search: a measuring tool.
+"""How much of a strong bot's gap is information, how much search: a measuring tool.
 
-Run from the repo root: ``python tests/bench/bench_strong_info.py [--matches N] [--workers W]
-[--modes view,none,next,all] [--iterations I]``. For each mode it plays one-round KaTO matches
-of one strong bot against three heuristic bots (seats rotated, the seeds of bench_strong.py)
-and prints the strong seat's win rate with its 95 % interval:
+Run from the repo root: ``python tests/bench/bench_strong_info.py [--game kato|aetsch]
+[--matches N] [--workers W] [--modes view,blind,none,next,all] [--iterations I]``. For each
+mode it plays one-round matches of one strong bot against three heuristic bots (seats
+rotated, the seeds of bench_strong.py) and prints the strong seat's win rate with its 95 %
+interval:
 
 * ``view``: the real strong bot, which samples hidden hands from its own view and history;
+* ``blind``: the same, without reading the history into beliefs (``observe``);
 * ``none``, ``next``, ``all``: the same search, but each sampled world is the TRUE state with
   the draw pile reshuffled and the hands of the other seats dealt again at random from it,
   except those it is told: none, the next seat's, all three.
@@ -33,7 +35,7 @@ from games.bots.simulate import lineup_for, summarize  # noqa: E402
 from games.engine import GAMES  # noqa: E402
 
 LINEUP = ["strong", "heuristic", "heuristic", "heuristic"]
-MODES = ("view", "none", "next", "all")
+MODES = ("view", "blind", "none", "next", "all")
 
 
 def _told(mode: str, seat: int, state: dict) -> set:
@@ -67,18 +69,20 @@ def _truth_sampler(mode: str, truth: dict):
 
 
 def _one(job) -> dict:
-    mode, index, iterations = job
-    engine = GAMES["kato"]
+    game, mode, index, iterations = job
+    engine = GAMES[game]
     seats = lineup_for(LINEUP, index)
-    bots = [levels("kato")[level] for level in seats]
+    bots = [levels(game)[level] for level in seats]
     truth: dict = {}
-    strong = copy.copy(levels("kato")["strong"])
-    if mode != "view":
+    strong = copy.copy(levels(game)["strong"])
+    if mode == "blind":
+        strong.observe = None
+    elif mode != "view":
         strong.determinize = _truth_sampler(mode, truth)
     seed = 77_000 + index
     rng = random.Random(seed)
-    state = engine.new_game(len(seats), seed, {"rounds": 1})
-    events: list = []
+    state, events = engine.new_game_with_events(len(seats), seed, {"rounds": 1})
+    events = list(events)
     moves = 0
     while not engine.is_round_over(state):
         actors = engine.actors(state)
@@ -104,13 +108,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--game", default="kato", choices=("kato", "aetsch"))
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--iterations", type=int, default=300)
     args = parser.parse_args()
     for mode in args.modes.split(","):
         if mode not in MODES:
             parser.error(f"unknown mode {mode!r}: one of {', '.join(MODES)}")
-        jobs = [(mode, i, args.iterations) for i in range(args.matches)]
+        jobs = [(args.game, mode, i, args.iterations) for i in range(args.matches)]
         if args.workers > 1:
             with ProcessPoolExecutor(args.workers) as pool:
                 matches = list(pool.map(_one, jobs))
@@ -118,8 +123,9 @@ def main() -> None:
             matches = [_one(job) for job in jobs]
         r = summarize(matches)["levels"]["strong"]
         lo, hi = r["ci95"]
-        print(f"kato, strong told {mode:<5} {r['matches']} matches: win {r['win_rate']:.3f} "
-              f"[{lo:.3f}, {hi:.3f}], placing {r['mean_placing']:.2f}", flush=True)
+        print(f"{args.game}, strong told {mode:<5} {r['matches']} matches: "
+              f"win {r['win_rate']:.3f} [{lo:.3f}, {hi:.3f}], placing {r['mean_placing']:.2f}",
+              flush=True)
 
 
 if __name__ == "__main__":

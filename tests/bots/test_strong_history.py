@@ -9,7 +9,7 @@ import random
 import pytest
 
 from games.bots import BOTS, aetsch, karma, kato
-from games.bots.search import InfoSet, seat_history
+from games.bots.search import InfoSet, discarded, seat_history
 from games.engine import GAMES
 
 SEAT = 0
@@ -151,3 +151,39 @@ def test_what_the_history_tells_of_heuristic_players_is_true_of_their_real_hands
             state, new = engine.apply(state, seat, action)
             events += new
     assert constrained > 0
+
+
+@pytest.mark.parametrize("game_id,module,pile", [
+    ("kato", kato, "discard"), ("aetsch", aetsch, "discard_pile")])
+def test_a_world_keeps_the_played_cards_in_the_discard_pile(game_id, module, pile):
+    # Every card played this round (since the last reshuffle) was shown to every seat: a
+    # world deals none of them into a hand and lays them all below the top, as the real
+    # pile is. Without the round's history they are unseen cards again.
+    engine = GAMES[game_id]
+    heuristic = BOTS[game_id]["heuristic"]
+    rng = random.Random(7)
+    state, events = engine.new_game_with_events(4, 7, {"rounds": 1})
+    events = list(events)
+    checked = 0
+    while not engine.is_round_over(state) and checked < 60:
+        actors = engine.actors(state)
+        seat = actors[0] if len(actors) == 1 else rng.choice(actors)
+        action = heuristic.choose(engine.view(state, seat), engine.legal_actions(state, seat),
+                                  rng)
+        state, new = engine.apply(state, seat, action)
+        events += new
+        below = sorted(state[pile][:-1])
+        if engine.is_round_over(state) or len(below) < 4:
+            continue
+        view = engine.view(state, SEAT)
+        info = InfoSet(SEAT, view, tuple(engine.legal_actions(state, SEAT)),
+                       tuple(seat_history(events, SEAT)))
+        assert discarded(info.history, view["discard_count"]) is not None
+        world = module.determinize(info, random.Random(checked))
+        assert sorted(world[pile][:-1]) == below
+        assert world[pile][-1] == view["top"]
+        checked += 1
+    assert checked >= 10
+    blind = InfoSet(SEAT, view, info.legal, ())
+    assert any(sorted(module.determinize(blind, random.Random(i))[pile][:-1]) != below
+               for i in range(5))
