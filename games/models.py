@@ -138,7 +138,10 @@ class LogKind(models.TextChoices):
 class TableLogEntry(models.Model):
     """Append-only: one row per change at a table, numbered by ``seq`` from 1."""
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="log")
+    # No index of its own: the unique (table, seq) index starts with it and serves every
+    # lookup by table, and every move would otherwise write both.
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="log",
+                              db_index=False)
     seq = models.PositiveIntegerField()
     kind = models.CharField(max_length=12, choices=LogKind.choices)
     seat = models.SmallIntegerField(null=True, blank=True)

@@ -282,3 +282,13 @@ def test_the_state_a_move_rewrites_is_stored_with_lz4():
         cursor.execute("SELECT pg_column_compression(state) FROM games_table WHERE id = %s",
                        [table.pk])
         assert cursor.fetchone()[0] in ("lz4", None)  # None: stored short, uncompressed
+
+
+def test_a_move_s_log_entry_writes_one_index_by_table():
+    # The unique (table, seq) index serves every lookup of a table's log (games/migrations/
+    # 0010): a second index on the table column alone would only be written by every move.
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, "games_tablelogentry")
+    by_table = sorted(c["columns"] for c in constraints.values()
+                      if (c["index"] or c["unique"]) and c["columns"][0] == "table_id")
+    assert by_table == [["table_id", "idempotency_key"], ["table_id", "seq"]]
