@@ -127,8 +127,9 @@ class Seat:
         errors = data["act"]["errors"]
         if errors:
             # Several seats may act at once (a call window, a simultaneous choice): whoever
-            # comes second is stale and waits for the next update.
-            assert errors[0]["code"] == "stale_version", errors
+            # comes second is stale and waits for the next update; where the first move
+            # ended the match, the second is told the table is no longer playing.
+            assert errors[0]["code"] in ("stale_version", "game_over"), errors
             self.errors.append(errors[0])
         else:
             self.moves += 1
