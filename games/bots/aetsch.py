@@ -320,8 +320,8 @@ def observe(info: InfoSet) -> Beliefs:
 def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full Ätsch state consistent with the seat's view: the unseen cards (all but its hand
     and the discard pile its history shows) are shuffled into the other hands, the cards a 5
-    hands out and the draw pile, with the counts the view shows. A pending 2's
-    pusher follows from its total (the 2s go back and forth between the same two seats)."""
+    hands out and the draw pile, with the counts the view shows. A pending 2's pusher
+    follows from its total (the 2s go back and forth between the same two seats)."""
     v = info.view
     seat, n = info.seat, v["players"]
     top = v["top"]

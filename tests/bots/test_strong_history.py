@@ -15,27 +15,40 @@ from games.engine import GAMES
 SEAT = 0
 
 
-def _until(game_id: str, seed: int, stop, options=None, limit: int = 3000):
-    """Plays a heuristic match until ``stop(events_of_the_move, seat)`` holds for a move
-    of another seat than SEAT; returns the state, SEAT's InfoSet and that seat."""
+def _heuristic_match(game_id: str, seed: int, options=None, limit: int = 3000):
+    """A round of four heuristic bots, move by move: after each move, the state, the events
+    of the round so far (from its deal, as the service keeps them), the seat that moved and
+    that move's events."""
     engine = GAMES[game_id]
     heuristic = BOTS[game_id]["heuristic"]
     rng = random.Random(seed)
-    state = engine.new_game(4, seed, options)
-    events: list[dict] = []
+    state, events = engine.new_game_with_events(4, seed, options)
+    events = list(events)
     for _ in range(limit):
         if engine.is_round_over(state):
-            return None
+            return
         actors = engine.actors(state)
         seat = actors[0] if len(actors) == 1 else rng.choice(actors)
         action = heuristic.choose(engine.view(state, seat), engine.legal_actions(state, seat),
                                   rng)
         state, new = engine.apply(state, seat, action)
         events += new
+        yield state, events, seat, new
+
+
+def _info(engine, state, events) -> InfoSet:
+    """SEAT's InfoSet at ``state``: its view, its legal actions, its redaction of ``events``."""
+    return InfoSet(SEAT, engine.view(state, SEAT), tuple(engine.legal_actions(state, SEAT)),
+                   tuple(seat_history(events, SEAT)))
+
+
+def _until(game_id: str, seed: int, stop, options=None):
+    """The first position of a heuristic match where ``stop(events_of_the_move, seat)``
+    holds for a move of another seat than SEAT: the state, SEAT's InfoSet and that seat."""
+    engine = GAMES[game_id]
+    for state, events, seat, new in _heuristic_match(game_id, seed, options):
         if seat != SEAT and stop(new, seat) and not engine.is_round_over(state):
-            view = engine.view(state, SEAT)
-            legal = tuple(engine.legal_actions(state, SEAT))
-            return state, InfoSet(SEAT, view, legal, tuple(seat_history(events, SEAT))), seat
+            return state, _info(engine, state, events), seat
     return None
 
 
@@ -119,17 +132,10 @@ def test_what_the_history_tells_of_heuristic_players_is_true_of_their_real_hands
     # Sound reading: the known cards are held, and each constrained group of cards can be
     # met by the real hand, at every move of several heuristic matches (the opponents play
     # the heuristic, whose habits the readings assume).
-    engine = GAMES[game_id]
-    heuristic = BOTS[game_id]["heuristic"]
     constrained = 0
     for seed in range(1, 5):
-        rng = random.Random(seed)
-        state = engine.new_game(4, seed, options)
-        events: list[dict] = []
-        for _ in range(400):
-            if engine.is_round_over(state):
-                break
-            view = engine.view(state, SEAT)
+        for state, events, _, _ in _heuristic_match(game_id, seed, options, limit=400):
+            view = GAMES[game_id].view(state, SEAT)
             beliefs = module.observe(InfoSet(SEAT, view, (), tuple(seat_history(events, SEAT))))
             for p in range(1, 4):
                 hand = list(state["hands"][p])
@@ -144,12 +150,6 @@ def test_what_the_history_tells_of_heuristic_players_is_true_of_their_real_hands
                         constrained += k
                         fitting = [c for c in hand if forbidden.isdisjoint(module.features(c))]
                         assert len(fitting) >= k
-            actors = engine.actors(state)
-            seat = actors[0] if len(actors) == 1 else rng.choice(actors)
-            action = heuristic.choose(engine.view(state, seat),
-                                      engine.legal_actions(state, seat), rng)
-            state, new = engine.apply(state, seat, action)
-            events += new
     assert constrained > 0
 
 
@@ -160,30 +160,20 @@ def test_a_world_keeps_the_played_cards_in_the_discard_pile(game_id, module, pil
     # world deals none of them into a hand and lays them all below the top, as the real
     # pile is. Without the round's history they are unseen cards again.
     engine = GAMES[game_id]
-    heuristic = BOTS[game_id]["heuristic"]
-    rng = random.Random(7)
-    state, events = engine.new_game_with_events(4, 7, {"rounds": 1})
-    events = list(events)
     checked = 0
-    while not engine.is_round_over(state) and checked < 60:
-        actors = engine.actors(state)
-        seat = actors[0] if len(actors) == 1 else rng.choice(actors)
-        action = heuristic.choose(engine.view(state, seat), engine.legal_actions(state, seat),
-                                  rng)
-        state, new = engine.apply(state, seat, action)
-        events += new
+    for state, events, _, _ in _heuristic_match(game_id, 7, {"rounds": 1}):
         below = sorted(state[pile][:-1])
         if engine.is_round_over(state) or len(below) < 4:
             continue
-        view = engine.view(state, SEAT)
-        info = InfoSet(SEAT, view, tuple(engine.legal_actions(state, SEAT)),
-                       tuple(seat_history(events, SEAT)))
-        assert discarded(info.history, view["discard_count"]) is not None
+        info = _info(engine, state, events)
+        assert discarded(info.history, info.view["discard_count"]) is not None
         world = module.determinize(info, random.Random(checked))
         assert sorted(world[pile][:-1]) == below
-        assert world[pile][-1] == view["top"]
+        assert world[pile][-1] == info.view["top"]
         checked += 1
+        if checked == 60:
+            break
     assert checked >= 10
-    blind = InfoSet(SEAT, view, info.legal, ())
+    blind = InfoSet(SEAT, info.view, info.legal, ())
     assert any(sorted(module.determinize(blind, random.Random(i))[pile][:-1]) != below
                for i in range(5))
