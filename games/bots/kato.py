@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from games.engine.kato import COLOR, COLORS, IS_WILD, KATO, POINTS, RANK
+from games.engine.kato import COLOR, COLORS, IS_WILD, KATO, POINTS, RANK, WILD4
 
 from .base import Bot, GameBots, RandomBot
 from .search import (
@@ -182,7 +182,9 @@ def observe(info: InfoSet) -> Beliefs:
     """The round's public events as seen by the seat: a player who drew held nothing that
     fitted (no card of the colour or the rank, no wild: the heuristic plays whenever it can,
     and never bluffs a wild-draw4), nor did the drawn card when it did not fit; a plain wild
-    is played only when no other card fits; a hand shown to the seat after a challenge."""
+    is played only when no other card fits, a wild-draw4 from the hand only honestly (no card
+    of the colour in force: a challenge of it is then read as lost); a hand shown to the
+    seat after a challenge."""
     v = info.view
     me = info.seat
     b = Beliefs(v["players"], features)
@@ -197,7 +199,8 @@ def observe(info: InfoSet) -> Beliefs:
         p = e.get("seat")
         if kind == "round_started":
             b = Beliefs(v["players"], features)
-            top, color = e.get("top"), None
+            top = e.get("top")
+            color = COLOR.get(top)  # a wild turned up: the first player's colour_chosen
         elif kind == "color_chosen":
             color = e.get("color")
         elif kind == "draw_pending":
@@ -209,6 +212,9 @@ def observe(info: InfoSet) -> Beliefs:
             if (cards[-1] == "wild" and drew_last != p and top is not None
                     and color is not None):
                 b.forbid(p, {"c:" + color, "r:" + RANK[top]})
+            elif (cards[-1] == WILD4 and drew_last != p and not pending and p != me
+                  and color is not None):
+                b.forbid(p, {"c:" + color})  # honest: the heuristic never bluffs
             elif (len(cards) == 1 and drew_last != p and not pending and p != me
                   and COLOR[cards[0]] == color):
                 b.forbid(p, _passed_over(cards[0]))

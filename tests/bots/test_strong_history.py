@@ -87,6 +87,38 @@ def test_a_kato_world_never_gives_a_card_to_a_seat_known_void_in_it():
     _worlds_respect_the_void(kato, state, info, beliefs, void_seat, unfit)
 
 
+def _wild_draw4_at_seat():
+    """The first position of a heuristic KaTO round where SEAT must answer a challengeable
+    wild-draw4 its neighbour played from the hand (not a card just drawn)."""
+    engine = GAMES["kato"]
+    for seed in range(1, 200):
+        for state, events, seat, new in _heuristic_match("kato", seed, {"rounds": 1}):
+            view = engine.view(state, SEAT)
+            before = events[-len(new) - 1]
+            if (seat != SEAT and view["challengeable"] and view["turn"] == SEAT
+                    and before["type"] != "drawn_card_fits"):
+                return state, _info(engine, state, events), seat
+    pytest.fail("no challengeable wild-draw4 at SEAT in 200 heuristic rounds")
+
+
+def test_a_kato_wild_draw4_from_the_hand_is_read_as_honest_and_not_challenged():
+    # The heuristic plays a wild-draw4 only when it holds no card of the colour in force:
+    # every world deals its player none, so a challenge is seen to cost two more cards, and
+    # the strong bot accepts where the heuristic (which challenges a player holding two
+    # cards or more) challenges and loses. Without the reading, worlds mostly hold a bluff.
+    state, info, bluffer = _wild_draw4_at_seat()
+    color = info.view["challenge_color"]
+    assert state["chal_honest"]
+    beliefs = kato.observe(info)
+    _worlds_respect_the_void(kato, state, info, beliefs, bluffer, {"c:" + color})
+    assert all(kato.determinize(info, random.Random(i), beliefs)["chal_honest"]
+               for i in range(40))
+    strong = BOTS["kato"]["strong"]
+    assert strong.search(info, random.Random(3), time_ms=0)["action"]["type"] == "accept"
+    blind = InfoSet(SEAT, info.view, info.legal, ())
+    assert not all(kato.determinize(blind, random.Random(i))["chal_honest"] for i in range(40))
+
+
 def test_an_aetsch_world_never_gives_a_card_to_a_seat_known_void_in_it():
     def drew_and_passed_on(events, seat):
         return any(e["type"] == "drew" and e.get("reason") == "draw" for e in events)
