@@ -12,7 +12,7 @@ legal actions.
 from __future__ import annotations
 
 import random
-from functools import cache
+from functools import lru_cache
 
 from games.engine.krass_kariert import KRASS_KARIERT, best_strength
 
@@ -27,7 +27,13 @@ DRAWN_CARD_COST = 0.45
 LEAD_VALUE = 0.25
 
 
-@cache
+# Hands seen by the heuristic, most recent first. Bounded: a strong bot's playouts meet ~20,000
+# new hands a move, and the unbounded cache this was grew a simulation's worker past 12 GB
+# within 400 matches (and would have grown a Celery worker's for as long as it ran).
+PLAN_CACHE_SIZE = 1 << 16
+
+
+@lru_cache(maxsize=PLAN_CACHE_SIZE)
 def plan_cost(hand: tuple) -> float:
     """About how many plays the hand needs, cheaper for stronger combinations, minus the
     value of the escape cards in it."""

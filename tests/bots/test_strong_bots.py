@@ -228,3 +228,25 @@ def test_the_time_cap_holds_within_a_sampled_world(game_id, players, monkeypatch
     assert out["action"] == real_choose(info.view, list(info.legal), random.Random(9))
     # The heuristic's own move, then playout moves until the sixth clock read at most.
     assert moves <= 1 + 6
+
+
+def test_the_krass_kariert_heuristic_s_hand_cache_stays_bounded_under_search():
+    # A strong move's playouts value some 20,000 new hands; the cache of hand plans kept
+    # them all (a simulation's worker passed 12 GB, a Celery worker would have grown for as
+    # long as it ran). It keeps the most recent ones, at most its bound.
+    from games.bots import krass_kariert
+
+    plan_cost = krass_kariert.plan_cost
+    plan_cost.cache_clear()
+    bound = plan_cost.cache_info().maxsize
+    assert bound is not None
+    engine, strong = GAMES["krass_kariert"], BOTS["krass_kariert"]["strong"]
+    misses = 0
+    for state, seat in positions("krass_kariert", 4, 11, every=3, limit=8):
+        strong.choose(engine.view(state, seat), engine.legal_actions(state, seat),
+                      random.Random(1), iterations=300, time_ms=0)
+        misses = plan_cost.cache_info().misses
+        if misses > bound:
+            break
+    assert misses > bound  # the searches met more hands than the cache keeps
+    assert plan_cost.cache_info().currsize <= bound
