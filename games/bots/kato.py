@@ -200,7 +200,7 @@ def observe(info: InfoSet) -> Beliefs:
         if kind == "round_started":
             b = Beliefs(v["players"], features)
             top = e.get("top")
-            color = COLOR.get(top)  # a wild turned up: the first player's colour_chosen
+            color = COLOR.get(top)  # None for a wild turned up: colour_chosen names it
         elif kind == "color_chosen":
             color = e.get("color")
         elif kind == "draw_pending":
