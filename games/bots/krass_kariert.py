@@ -12,6 +12,8 @@ legal actions.
 from __future__ import annotations
 
 import random
+from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 
 from games.engine.krass_kariert import KRASS_KARIERT, best_strength
@@ -106,26 +108,89 @@ class HeuristicBot(Bot):
 
 
 
-def determinize(info: InfoSet, rng: random.Random) -> dict:
-    """A full Krass Kariert state consistent with the seat's view. Public: every reserve
-    card, the current trick; the seat's own hand and the cards it is inserting. The other
-    hands (in a random order: hand order is private), the cards another trick winner is
-    inserting, the draw and the discard pile are a shuffle of the unseen cards with the
-    counts the view shows. The trick winner and the last seat to empty its hand follow from
-    the public tricks, as the engine computes them."""
+@dataclass(frozen=True)
+class Piles:
+    """What the deal's public history tells about the piles: the discard pile, card for card
+    (every finished trick since the last reshuffle, shown to all), and, once the discard pile
+    was reshuffled into the draw pile, the cards that draw pile was made of less those the seat
+    drew since (the draw pile is some of them; the others went to whoever won draws)."""
+    discard: tuple
+    reshuffled: tuple | None
+
+
+def observe(info: InfoSet) -> Piles | None:
+    """The seat's history of the deal read into ``Piles``; None where it does not account for
+    the view's discard pile (a history cut short, a bot given none): the piles are then
+    sampled as unseen cards."""
+    pile: list = []
+    trick: list = []
+    reshuffled: Counter | None = None
+    for e in info.history:
+        kind = e.get("type")
+        if kind == "deal_started":
+            pile, trick, reshuffled = [], [], None
+        elif kind == "played":
+            trick.extend(e["cards"])
+        elif kind == "trick_won":
+            pile.extend(trick)
+            trick = []
+        elif kind == "reshuffled":
+            reshuffled = Counter(pile[:-1])
+            pile = pile[-1:]
+        elif kind == "drew_card" and reshuffled is not None and e.get("seat") == info.seat:
+            if reshuffled[e["card"]] > 0:
+                reshuffled[e["card"]] -= 1
+    if len(pile) != info.view["discard_pile_count"]:
+        return None
+    return Piles(tuple(pile), None if reshuffled is None else tuple(sorted(reshuffled.elements())))
+
+
+def _take_within(pool: list, allowed: tuple, count: int) -> list:
+    """``count`` cards from the end of the (shuffled) ``pool`` that are among ``allowed``,
+    removed from it; made up from the rest of the pool if too few are (never for a
+    history that accounts for the piles)."""
+    left = Counter(allowed)
+    picked = []
+    for i in range(len(pool) - 1, -1, -1):
+        if len(picked) == count:
+            break
+        if left[pool[i]] > 0:
+            left[pool[i]] -= 1
+            picked.append(i)
+    chosen = [pool[i] for i in picked]
+    for i in picked:  # descending indexes: each deletion leaves the rest in place
+        del pool[i]
+    return chosen + take(pool, count - len(chosen))
+
+
+def determinize(info: InfoSet, rng: random.Random, piles: Piles | None = None) -> dict:
+    """A full Krass Kariert state consistent with the seat's view and history. Public: every
+    reserve card, the current trick, the discard pile (``Piles``, read from the history); the
+    seat's own hand and the cards it is inserting. After a reshuffle the draw pile (and a card
+    another trick winner is inserting) is some of the reshuffled cards the seat did not draw
+    itself. The other hands (in a random order: hand order is private) and the rest are a
+    shuffle of the unseen cards with the counts the view shows. The trick winner and the last
+    seat to empty its hand follow from the public tricks, as the engine computes them."""
     v = info.view
     seat, n = info.seat, v["players"]
     trick = v["trick"]
     own_drawn = v["drawn"] or []
+    known_discard = list(piles.discard) if piles is not None else []
     pool = unseen(KRASS_KARIERT.full_deck({}), v["hand"], own_drawn, *v["reserves"],
-                  *(e["cards"] for e in trick))
+                  *(e["cards"] for e in trick), known_discard)
     rng.shuffle(pool)
+    drawer = v["drawer"]
+    other_drawn = 0 if drawer == seat else v["drawn_waiting"]
+    if piles is not None and piles.reshuffled is not None:
+        from_pile = _take_within(pool, piles.reshuffled, v["draw_pile_count"] + other_drawn)
+    else:
+        from_pile = take(pool, v["draw_pile_count"] + other_drawn)
+    draw_pile, drawn = from_pile[:v["draw_pile_count"]], from_pile[v["draw_pile_count"]:]
     hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
              for p in range(n)]
-    drawer = v["drawer"]
-    drawn = list(own_drawn) if drawer == seat else take(pool, v["drawn_waiting"])
-    discard = take(pool, v["discard_pile_count"])
-    draw_pile = take(pool, v["draw_pile_count"])
+    if drawer == seat:
+        drawn = list(own_drawn)
+    discard = known_discard if piles is not None else take(pool, v["discard_pile_count"])
     phase = v["phase"]
     state_phase = "play" if phase in ("lead", "follow") else phase
     last = v["last_trick"]
@@ -174,5 +239,6 @@ _HEURISTIC = HeuristicBot()
 BOTS = GameBots("krass_kariert", (
     RandomBot(),
     _HEURISTIC,
-    SearchBot(KRASS_KARIERT, _HEURISTIC, determinize, evaluate, rollout_view=rollout_view),
+    SearchBot(KRASS_KARIERT, _HEURISTIC, determinize, evaluate, rollout_view=rollout_view,
+              observe=observe),
 ))

@@ -5,10 +5,11 @@ player took is in its hand), and the history is only ever the seat's own redacti
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
-from games.bots import BOTS, aetsch, karma, kato
+from games.bots import BOTS, aetsch, karma, kato, krass_kariert
 from games.bots.search import InfoSet, discarded, seat_history
 from games.engine import GAMES
 
@@ -209,3 +210,42 @@ def test_a_world_keeps_the_played_cards_in_the_discard_pile(game_id, module, pil
     blind = InfoSet(SEAT, info.view, info.legal, ())
     assert any(sorted(module.determinize(blind, random.Random(i))[pile][:-1]) != below
                for i in range(5))
+
+
+def _hidden(state) -> Counter:
+    """The cards SEAT cannot see in a Krass Kariert state."""
+    drawn = state["drawn"] if state["drawer"] != SEAT else []
+    return Counter([c for p, hand in enumerate(state["hands"]) if p != SEAT for c in hand]
+                   + state["draw_pile"] + drawn)
+
+
+def test_a_krass_kariert_world_lays_the_public_piles_as_they_are():
+    # Finished tricks are shown to every seat: a world lays the discard pile card for card,
+    # and after a reshuffle it builds the draw pile from the reshuffled cards the seat did not
+    # draw itself (a full hand size leaves two cards to draw, so it is reshuffled often).
+    # Without the deal's history the piles are unseen cards again.
+    engine = GAMES["krass_kariert"]
+    checked = after_reshuffle = 0
+    for seed in range(1, 40):
+        for state, events, _, _ in _heuristic_match("krass_kariert", seed,
+                                                     {"chips": 1, "hand_size": 11}):
+            if engine.is_round_over(state) or not state["discard_pile"]:
+                continue
+            info = _info(engine, state, events)
+            piles = krass_kariert.observe(info)
+            assert piles is not None
+            assert list(piles.discard) == state["discard_pile"]
+            world = krass_kariert.determinize(info, random.Random(checked), piles)
+            assert world["discard_pile"] == state["discard_pile"]
+            assert _hidden(world) == _hidden(state)  # the same cards, differently dealt
+            if piles.reshuffled is not None:
+                pool = Counter(piles.reshuffled)
+                assert not Counter(state["draw_pile"]) - pool  # the real pile is among them
+                assert not Counter(world["draw_pile"]) - pool
+                after_reshuffle += 1
+            checked += 1
+        if after_reshuffle >= 50:
+            break
+    assert after_reshuffle >= 50 and checked > after_reshuffle
+    blind = InfoSet(SEAT, info.view, info.legal, ())
+    assert krass_kariert.observe(blind) is None
