@@ -233,17 +233,37 @@ def observe(info: InfoSet) -> Beliefs:
     return b
 
 
+def out_of_game(history: tuple, out_count: int) -> list | None:
+    """The cards out of the game, read from the seat's history of the round: every burned
+    pile and every karma-give played, all shown to every seat. None where the history does
+    not account for the view's count (a history cut short, a bot given none)."""
+    out: list = []
+    for e in history:
+        kind = e.get("type")
+        if kind == "round_started":
+            out = []
+        elif kind == "burned":
+            out.extend(e["cards"])
+        elif kind == "played" and e["cards"] == [KARMA_GIVE]:
+            out.append(KARMA_GIVE)
+        elif kind == "played_blind" and e["card"] == KARMA_GIVE:
+            out.append(KARMA_GIVE)
+    return out if len(out) == out_count else None
+
+
 def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full Karma state consistent with the seat's view. Public: the pile, the face-up
-    table cards, who finished; the seat's own hand (and, with ``foresight``, the set of its
-    face-down cards). Everything else it has not seen (other hands, every face-down card at
-    its remaining positions, the draw pile, the cards out of the game) is a shuffle of the
-    unseen cards with the counts the view shows."""
+    table cards, who finished, the cards out of the game (read from the history,
+    ``out_of_game``); the seat's own hand (and, with ``foresight``, the set of its face-down
+    cards). Everything else it has not seen (other hands, every face-down card at its
+    remaining positions, the draw pile) is a shuffle of the unseen cards with the counts the
+    view shows; so are the cards out of the game where the history does not tell them."""
     v = info.view
     seat, n = info.seat, v["players"]
     own_down = v["own_table_down"]
+    known_out = out_of_game(info.history, v["out_count"])
     pool = unseen(KARMA.full_deck(v["options"]), v["hand"], v["pile"],
-                  *v["table_up"], own_down or [])
+                  *v["table_up"], own_down or [], known_out or [])
     rng.shuffle(pool)
     hands = deal_hands(v, seat, pool, beliefs)
     table_down = []
@@ -259,7 +279,7 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
             row[pos] = card
         table_down.append(row)
     draw_pile = take(pool, v["draw_count"])
-    out = take(pool, v["out_count"])
+    out = take(pool, v["out_count"]) if known_out is None else known_out
     if pool:
         raise CannotSearch("the view's counts do not add up")
     return {

@@ -249,3 +249,29 @@ def test_a_krass_kariert_world_lays_the_public_piles_as_they_are():
     assert after_reshuffle >= 50 and checked > after_reshuffle
     blind = InfoSet(SEAT, info.view, info.legal, ())
     assert krass_kariert.observe(blind) is None
+
+
+def test_a_karma_world_keeps_the_cards_out_of_the_game_out():
+    # Burned piles and played karma-gives are shown to every seat: a world lays them out of
+    # the game as they are and deals none of them into a hand, the draw pile or face down.
+    engine = GAMES["karma"]
+    checked = 0
+    for seed in range(1, 20):
+        for state, events, _, _ in _heuristic_match("karma", seed):
+            if engine.is_round_over(state) or len(state["out"]) < 3:
+                continue
+            info = _info(engine, state, events)
+            if info.view["phase"] != "play":
+                continue
+            known = karma.out_of_game(info.history, info.view["out_count"])
+            assert sorted(known) == sorted(state["out"])
+            world = karma.determinize(info, random.Random(checked), karma.observe(info))
+            assert sorted(world["out"]) == sorted(state["out"])
+            checked += 1
+        if checked >= 100:
+            break
+    assert checked >= 100
+    blind = InfoSet(SEAT, info.view, info.legal, ())
+    assert karma.out_of_game(blind.history, info.view["out_count"]) is None
+    assert any(sorted(karma.determinize(blind, random.Random(i))["out"]) != sorted(state["out"])
+               for i in range(5))
