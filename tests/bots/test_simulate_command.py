@@ -96,3 +96,51 @@ def test_the_command_counts_the_matches_it_gave_up():
     assert (summary["matches"], summary["unfinished"], summary["max_moves"]) == (0, 2, 3)
     with pytest.raises(CommandError, match="max-moves"):
         call_command("simulate", "karma", "--lineup", "heuristic,random", "--max-moves", "-1")
+
+
+def _die_in_the_third(job: tuple) -> dict:
+    """A match job whose worker process dies (as one killed for its memory does) in the
+    third match; the others play as usual. Module-level: spawned workers import it."""
+    import os
+
+    from games.management.commands.simulate import _one
+
+    if job[2] % 1_000_003 == 2:
+        os._exit(9)
+    return _one(job)
+
+
+def test_a_dead_worker_keeps_the_matches_that_ended():
+    from games.management.commands.simulate import Command
+
+    jobs = [("kato", lineup_for(["heuristic", "heuristic"], i), i, {"rounds": 1}, None, None)
+            for i in range(3)]
+    out, stopped = Command._run(jobs, 2, False, play=_die_in_the_third)
+    assert stopped is not None and "worker" in stopped
+    assert out[2] is None
+    # The third job went to a worker after its first job had ended: that one at least stays.
+    kept = [m for m in out[:2] if m is not None]
+    assert kept and all(m["finished"] for m in kept)
+
+
+def test_an_interrupted_run_prints_and_writes_what_ended_and_fails(monkeypatch, tmp_path):
+    from games.management.commands import simulate as command
+
+    played = []
+
+    def interrupted_in_the_third(job):
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append(job)
+        return play_match(*job[:4], budget=job[4], max_moves=job[5])
+
+    monkeypatch.setattr(command, "_one", interrupted_in_the_third)
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="stopped after 2 of 4 matches: interrupted"):
+        call_command("simulate", "kato", "--lineup", "heuristic,heuristic", "--matches", "4",
+                     "--options", '{"rounds": 1}', "--no-progress",
+                     "--json-out", str(tmp_path / "r.json"), stdout=out)
+    assert "PARTIAL: interrupted. 2 of 4 matches were played" in out.getvalue()
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert written["matches"] == 2 and written["planned"] == 4
+    assert written["stopped"] == "interrupted" and len(written["match_results"]) == 2

@@ -14,6 +14,7 @@ import json
 import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -88,10 +89,13 @@ class Command(BaseCommand):
         max_moves = opts["max_moves"] or None
         jobs = [(game, lineup_for(levels, i), opts["seed"] * 1_000_003 + i, options, budget,
                  max_moves) for i in range(opts["matches"])]
-        matches = self._run(jobs, opts["workers"], not opts["no_progress"] and not opts["json"])
+        results, stopped = self._run(jobs, opts["workers"],
+                                     not opts["no_progress"] and not opts["json"])
+        matches = [m for m in results if m is not None]
         summary = summarize(matches)
         summary.update(game=game, lineup=levels, seed=opts["seed"], budget=budget,
-                       options=engine.validate_options(options), max_moves=max_moves)
+                       options=engine.validate_options(options), max_moves=max_moves,
+                       planned=len(jobs), stopped=stopped)
         if opts["csv"]:
             self._write_csv(opts["csv"], summary)
         if opts["json_out"]:
@@ -103,36 +107,66 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(summary))
         else:
             self._print_table(summary)
+        if stopped is not None:
+            # The figures of the matches that ended are out (and written); the exit status
+            # still says the run is not what was asked for.
+            raise CommandError(f"the run stopped after {len(matches)} of {len(jobs)} matches: "
+                               f"{stopped}")
 
     @staticmethod
-    def _run(jobs: list, workers: int, progress: bool) -> list[dict]:
+    def _run(jobs: list, workers: int, progress: bool, play=None) -> tuple[list, str | None]:
+        """Every job's result (None for a job that did not end) and, where the run was cut
+        short, why: a worker process that died (say, killed for its memory) or an interrupt.
+        What ended before is kept either way. ``play`` runs one job (default ``_one``)."""
         from tqdm import tqdm
 
+        play = play or _one
+
         bar = tqdm(total=len(jobs), unit="match", disable=not progress, file=sys.stderr)
+        out: list = [None] * len(jobs)
+        if workers == 1:
+            try:
+                for i, job in enumerate(jobs):
+                    out[i] = play(job)
+                    bar.update()
+            except KeyboardInterrupt:
+                return out, "interrupted"
+            finally:
+                bar.close()
+            return out, None
+        # Spawned, not forked: the parent may hold threads (a test server, a DB pool).
+        pool = ProcessPoolExecutor(max_workers=workers,
+                                   mp_context=multiprocessing.get_context("spawn"))
+        stopped = None
         try:
-            if workers == 1:
-                out = []
-                for job in jobs:
-                    out.append(_one(job))
-                    bar.update()
-                return out
-            # Spawned, not forked: the parent may hold threads (a test server, a DB pool).
-            with ProcessPoolExecutor(max_workers=workers,
-                                     mp_context=multiprocessing.get_context("spawn")) as pool:
-                # Counted as they end, not in order: one long match does not stop the bar.
-                index = {pool.submit(_one, job): i for i, job in enumerate(jobs)}
-                out: list = [None] * len(jobs)
-                for future in as_completed(index):
+            # Counted as they end, not in order: one long match does not stop the bar.
+            index = {pool.submit(play, job): i for i, job in enumerate(jobs)}
+            for future in as_completed(index):
+                try:
                     out[index[future]] = future.result()
-                    bar.update()
-                return out
+                except BrokenProcessPool:
+                    stopped = "a worker process died (killed, or out of memory)"
+                    break
+                bar.update()
+        except KeyboardInterrupt:
+            stopped = "interrupted"
         finally:
             bar.close()
+            pool.shutdown(wait=stopped is None, cancel_futures=True)
+        if stopped is not None:  # keep what ended before the pool broke
+            for future, i in index.items():
+                if out[i] is None and future.done() and not future.cancelled() \
+                        and future.exception() is None:
+                    out[i] = future.result()
+        return out, stopped
 
     def _print_table(self, s: dict) -> None:
         w = self.stdout.write
         w(f"{s['game']}: {s['matches']} matches, line-up {','.join(s['lineup'])}, "
           f"seed {s['seed']}, budget {s['budget']}")
+        if s.get("stopped"):
+            w(f"PARTIAL: {s['stopped']}. {s['matches'] + s['unfinished']} of {s['planned']} "
+              "matches were played; the figures below are theirs")
         w(f"{'level':<12}{'seats':>7}{'win rate':>10}  {'95% CI':<17}"
           f"{'placing':>9}{'±':>6}{'points':>10}{'±':>8}")
         for level, r in sorted(s["levels"].items()):
