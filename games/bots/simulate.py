@@ -118,8 +118,8 @@ def percentile(values: list[float], q: float) -> float | None:
 def summarize(matches: list[dict]) -> dict:
     """Per level: seats played (``matches``), wins (a shared first place counts as a win),
     win rate with its Wilson 95 % interval, mean placing and mean score with normal 95 %
-    half-widths, over the matches that ended; overall: how many did not (``unfinished``), mean
-    match length (of those that ended), moves per second and search times (of all)."""
+    half-widths, over the matches that ended; overall: the win rate of a level no better than
+    the others (``fair_share``), how many did not end (``unfinished``), mean match length (of those that ended), moves per second and search times (of all)."""
     per: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     ended = [m for m in matches if m["placings"] is not None]
     for m in ended:
@@ -139,6 +139,7 @@ def summarize(matches: list[dict]) -> dict:
                          "ci95": [lo, hi], "mean_placing": placing,
                          "placing_ci95": placing_ci, "mean_score": score,
                          "score_ci95": score_ci}
+    seats = sum(r["matches"] for r in levels.values())
     total_moves = sum(m["moves"] for m in matches)
     total_seconds = sum(m["seconds"] for m in matches)
     times = [t for m in matches for t in m["search_ms"]]
@@ -146,6 +147,10 @@ def summarize(matches: list[dict]) -> dict:
         "matches": len(ended),
         "unfinished": len(matches) - len(ended),
         "levels": levels,
+        # What every level would win if all played alike: wins per seat over all seats. 1/n
+        # where one seat wins each match; more where first places are shared (Krass
+        # Kariert: all but the loser share it).
+        "fair_share": sum(r["wins"] for r in levels.values()) / seats if seats else 0.0,
         "mean_moves": sum(m["moves"] for m in ended) / len(ended) if ended else 0.0,
         "mean_rounds": sum(m["rounds"] for m in ended) / len(ended) if ended else 0.0,
         "moves_per_second": total_moves / total_seconds if total_seconds else 0.0,

@@ -72,6 +72,18 @@ def test_a_shared_first_place_counts_as_a_win_for_each():
     assert summary["levels"]["a"]["win_rate"] == summary["levels"]["b"]["win_rate"] == 1.0
 
 
+def test_the_fair_share_is_what_a_level_no_better_than_the_others_wins():
+    # Krass Kariert: everyone but the loser shares the first place. A level that wins 3 of 4
+    # seats there is no better than the rest, and the chart's line must say so (not 1/4).
+    def match(placings):
+        return {"levels": ["a", "b", "b", "b"], "placings": placings, "scores": [0] * 4,
+                "moves": 3, "rounds": 1, "seconds": 0.1, "search_ms": []}
+
+    shared = summarize([match([1, 1, 1, 4]), match([4, 1, 1, 1])])
+    assert shared["fair_share"] == 0.75
+    assert summarize([match([1, 2, 3, 4]), match([2, 1, 3, 4])])["fair_share"] == 0.25
+
+
 def test_a_match_that_goes_on_too_long_is_given_up_and_left_out():
     """A Karma match can go round for ever; it must not hold a run up (or end it)."""
     whole = play_match("karma", ["heuristic"] * 3, 5, max_moves=None)

@@ -174,6 +174,8 @@ class Command(BaseCommand):
             w(f"{level:<12}{r['matches']:>7}{r['win_rate']:>10.3f}  [{lo:.3f}, {hi:.3f}]   "
               f"{r['mean_placing']:>8.3f}{r['placing_ci95']:>6.3f}{r['mean_score']:>10.2f}"
               f"{r['score_ci95']:>8.2f}")
+        w(f"fair share (the win rate of a level no better than the others): "
+          f"{s['fair_share']:.3f}")
         if s["unfinished"]:
             w(f"{s['unfinished']} match(es) had not ended after {s['max_moves']} moves: given "
               "up, and left out of the rates above")
@@ -211,7 +213,7 @@ class Command(BaseCommand):
         high = [s["levels"][n]["ci95"][1] - r for n, r in zip(names, rates, strict=True)]
         fig, ax = plt.subplots(figsize=(5, 3.5))
         ax.bar(names, rates, yerr=[low, high], capsize=6, color="#4c72b0")
-        ax.axhline(1 / len(s["lineup"]), color="grey", linestyle="--", linewidth=1,
+        ax.axhline(s["fair_share"], color="grey", linestyle="--", linewidth=1,
                    label="fair share")
         ax.set_ylabel("win rate (95% CI)")
         ax.set_ylim(0, 1)
