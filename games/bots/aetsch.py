@@ -19,7 +19,8 @@ from .search import (
     InfoSet,
     SearchBot,
     deal_hands,
-    discarded,
+    hold_out_draw_pile,
+    public_piles,
     take,
     unseen,
     win_reward,
@@ -320,15 +321,19 @@ def observe(info: InfoSet) -> Beliefs:
 def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full Ätsch state consistent with the seat's view: the unseen cards (all but its hand
     and the discard pile its history shows) are shuffled into the other hands, the cards a 5
-    hands out and the draw pile, with the counts the view shows. A pending 2's pusher
+    hands out and the draw pile, with the counts the view shows (after a reshuffle the draw
+    pile and a 5's cards are reshuffled cards, ``public_piles``). A pending 2's pusher
     follows from its total (the 2s go back and forth between the same two seats)."""
     v = info.view
     seat, n = info.seat, v["players"]
     top = v["top"]
-    below = discarded(info.history, v["discard_count"])
+    below, made_of = public_piles(info.history, v["discard_count"], seat)
     pool = unseen(AETSCH.full_deck(v["options"]), v["hand"], [top] if top else [], below or [])
     rng.shuffle(pool)
+    # A 5's cards to hand out came off the draw pile too.
+    held = hold_out_draw_pile(pool, made_of, v["draw_count"] + v["to_give_count"])
     hands = deal_hands(v, seat, pool, beliefs)
+    pool[:0] = held
     to_give = take(pool, v["to_give_count"])
     discard = ((below if below is not None else take(pool, v["discard_count"] - 1))
                + ([top] if top else []))

@@ -10,6 +10,7 @@ cards that a bluff is likely.
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from games.engine.kato import COLOR, COLORS, IS_WILD, KATO, POINTS, RANK, WILD4
 
@@ -19,8 +20,9 @@ from .search import (
     CannotSearch,
     InfoSet,
     SearchBot,
-    discarded,
+    hold_out_draw_pile,
     placing_reward,
+    public_piles,
     take,
     unseen,
     win_share,
@@ -239,7 +241,8 @@ def observe(info: InfoSet) -> Beliefs:
 def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = None) -> dict:
     """A full KaTO state consistent with the seat's view: the cards it has not seen (all but
     its hand, the discard pile its history shows and a hand shown to it) are shuffled into
-    the other hands and the draw pile, with the counts the view shows."""
+    the other hands and the draw pile, with the counts the view shows; after a reshuffle the
+    draw pile is made of reshuffled cards (``public_piles``)."""
     v = info.view
     seat, n, opts = info.seat, v["players"], v["options"]
     top = v["top"]
@@ -247,9 +250,10 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
     known: dict[int, list] = {}
     if shown and shown["seat"] != seat:
         known[shown["seat"]] = list(shown["cards"])[:v["hand_counts"][shown["seat"]]]
-    below = discarded(info.history, v["discard_count"])
+    below, made_of = public_piles(info.history, v["discard_count"], seat)
     pool = unseen(KATO.full_deck(opts), v["hand"], [top], below or [], *known.values())
     rng.shuffle(pool)
+    held = hold_out_draw_pile(pool, made_of, v["draw_count"])
     hands = []
     if beliefs is not None:
         dealt = beliefs.deal(pool, {p: v["hand_counts"][p] - len(known.get(p, []))
@@ -261,6 +265,7 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
             mine = known.get(p, [])
             hands.append(mine + (dealt[p] if beliefs is not None
                                  else take(pool, v["hand_counts"][p] - len(mine))))
+    pool[:0] = held
     turn = v["turn"]
     drawn = v["drawn"]
     if v["phase"] == "drawn" and drawn is None:  # another seat drew a card that fits
@@ -273,8 +278,15 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
             if not spare:
                 raise CannotSearch("no card fits the drawn phase")
             i = spare[0]
-            hand[-1], pool[i] = pool[i], hand[-1]
-            fitting = [hand[-1]]
+            # The fitting card comes off the draw pile for a card of the hand; after a
+            # reshuffle, one the draw pile may hold (a reshuffled card), where there is one.
+            room = Counter(made_of) - Counter(pool)  # reshuffled cards not in the pile
+            room[pool[i]] += 1
+            out = next((j for j in range(len(hand) - 1, -1, -1)
+                        if made_of is None or room[hand[j]] > 0), len(hand) - 1)
+            card, pool[i] = pool[i], hand.pop(out)
+            hand.append(card)
+            fitting = [card]
         drawn = fitting[0]
     discard = (below if below is not None else take(pool, v["discard_count"] - 1)) + [top]
     draw_pile = take(pool, v["draw_count"])

@@ -229,18 +229,60 @@ def discarded(history: tuple, discard_count: int) -> list | None:
     reshuffled into the draw pile. They were all shown to every seat, so a sampled world must
     not deal them into hands. None where the history does not account for the view's count
     (a history cut short, a bot given none): the pile is then sampled as unseen cards."""
+    return public_piles(history, discard_count, -1)[0]
+
+
+def public_piles(history: tuple, discard_count: int, seat: int) -> tuple:
+    """``(discarded(...), reshuffled)``: ``reshuffled`` is, after the round's last reshuffle,
+    the cards the new draw pile was made of (the discard pile below its top, all public) less
+    those ``seat`` drew since: the draw pile is some of them, the rest went to whoever drew.
+    None before any reshuffle, and wherever ``discarded`` is None."""
     pile: list = []
+    made_of: Counter | None = None
+    # The draw that ran the pile out took its first cards from the old pile, and the events
+    # do not say how many: the seat's cards of that draw are not subtracted (a card of the
+    # same code may then be dealt to the draw pile instead of a hand; never the other way).
+    crossing = None
     for e in history:
         kind = e.get("type")
         if kind == "round_started":
             pile = [e["top"]] if e.get("top") else []
+            made_of = None
         elif kind == "played":
             pile.extend(e["cards"] if "cards" in e else [e["card"]])
         elif kind == "reshuffled":
+            made_of = Counter(pile[:-1])
             pile = pile[-1:]
+            crossing = "next"
+        elif kind == "drew" and crossing == "next":
+            crossing = e.get("seat")
+        elif kind == "drew_cards" and made_of is not None and e.get("seat") == seat:
+            if crossing == seat:
+                crossing = None
+            else:
+                made_of.subtract(e["cards"])
     if not pile or len(pile) != discard_count:
-        return None
-    return pile[:-1]
+        return None, None
+    return pile[:-1], (None if made_of is None else tuple(sorted(made_of.elements())))
+
+
+def hold_out_draw_pile(pool: list, made_of: tuple | None, count: int) -> list:
+    """Take ``count`` cards that are among ``made_of`` (as many as it holds) out of the
+    (shuffled) ``pool`` and return them: after a reshuffle the draw pile is made of those, so
+    the hands are dealt from the rest; put them back in front of the pool afterwards
+    (``pool[:0] = held``), where they are taken last, as the draw pile."""
+    if made_of is None or count <= 0:
+        return []
+    left = Counter(made_of)
+    held, rest = [], []
+    for card in pool:
+        if len(held) < count and left[card] > 0:
+            left[card] -= 1
+            held.append(card)
+        else:
+            rest.append(card)
+    pool[:] = rest
+    return held
 
 
 def deal_hands(view: dict, seat: int, pool: list, beliefs: Beliefs | None) -> list[list]:

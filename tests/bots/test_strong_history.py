@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from games.bots import BOTS, aetsch, karma, kato, krass_kariert
-from games.bots.search import InfoSet, discarded, seat_history
+from games.bots.search import InfoSet, discarded, public_piles, seat_history
 from games.engine import GAMES
 
 SEAT = 0
@@ -275,3 +275,37 @@ def test_a_karma_world_keeps_the_cards_out_of_the_game_out():
     assert karma.out_of_game(blind.history, info.view["out_count"]) is None
     assert any(sorted(karma.determinize(blind, random.Random(i))["out"]) != sorted(state["out"])
                for i in range(5))
+
+
+@pytest.mark.parametrize("game_id,module,options", [
+    ("kato", kato, {"rounds": 1, "draw_until_playable": True}),  # else it never runs out
+    ("aetsch", aetsch, {"rounds": 1})])
+def test_after_a_reshuffle_a_world_s_draw_pile_is_made_of_reshuffled_cards(game_id, module,
+                                                                           options):
+    # When the draw pile ran out, the discard pile below its top (all public) became the new
+    # draw pile: a world deals the other hands from the other unseen cards, not from those.
+    engine = GAMES[game_id]
+    checked = 0
+    for seed in range(1, 80):
+        for state, events, _, _ in _heuristic_match(game_id, seed, options):
+            if engine.is_round_over(state) or not any(
+                    e["type"] == "reshuffled" for e in events):
+                continue
+            info = _info(engine, state, events)
+            if game_id == "kato" and info.view["phase"] == "drawn" and not info.view["drawn"]:
+                continue  # a card another seat drew fits: its world may swap one in
+            below, made_of = public_piles(info.history, info.view["discard_count"], SEAT)
+            assert made_of is not None
+            pool = Counter(made_of)
+            assert not Counter(state["draw_pile"]) - pool  # the real pile is among them
+            world = module.determinize(info, random.Random(checked),
+                                       module.observe(info))
+            assert not Counter(world["draw_pile"]) - pool
+            hidden = [c for p, hand in enumerate(world["hands"]) if p != SEAT for c in hand]
+            real = [c for p, hand in enumerate(state["hands"]) if p != SEAT for c in hand]
+            assert (Counter(hidden + world["draw_pile"] + world.get("to_give", []))
+                    == Counter(real + state["draw_pile"] + state.get("to_give", [])))
+            checked += 1
+        if checked >= 60:
+            break
+    assert checked >= 60
