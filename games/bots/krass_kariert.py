@@ -19,7 +19,7 @@ from functools import lru_cache
 from games.engine.krass_kariert import KRASS_KARIERT, best_strength
 
 from .base import Bot, GameBots, RandomBot
-from .search import InfoSet, SearchBot, progress_reward, take, unseen
+from .search import InfoSet, SearchBot, hold_out_draw_pile, progress_reward, take, unseen
 
 # How much holding a card is worth beyond its place in the plan (it gets us out of trouble).
 ESCAPE_VALUE = {"stop": 0.9, "draw": 0.5, "x": 0.45}
@@ -145,24 +145,6 @@ def observe(info: InfoSet) -> Piles | None:
     return Piles(tuple(pile), None if reshuffled is None else tuple(sorted(reshuffled.elements())))
 
 
-def _take_within(pool: list, allowed: tuple, count: int) -> list:
-    """``count`` cards from the end of the (shuffled) ``pool`` that are among ``allowed``,
-    removed from it; made up from the rest of the pool if too few are (never for a
-    history that accounts for the piles)."""
-    left = Counter(allowed)
-    picked = []
-    for i in range(len(pool) - 1, -1, -1):
-        if len(picked) == count:
-            break
-        if left[pool[i]] > 0:
-            left[pool[i]] -= 1
-            picked.append(i)
-    chosen = [pool[i] for i in picked]
-    for i in picked:  # descending indexes: each deletion leaves the rest in place
-        del pool[i]
-    return chosen + take(pool, count - len(chosen))
-
-
 def determinize(info: InfoSet, rng: random.Random, piles: Piles | None = None) -> dict:
     """A full Krass Kariert state consistent with the seat's view and history. Public: every
     reserve card, the current trick, the discard pile (``Piles``, read from the history); the
@@ -181,10 +163,9 @@ def determinize(info: InfoSet, rng: random.Random, piles: Piles | None = None) -
     rng.shuffle(pool)
     drawer = v["drawer"]
     other_drawn = 0 if drawer == seat else v["drawn_waiting"]
-    if piles is not None and piles.reshuffled is not None:
-        from_pile = _take_within(pool, piles.reshuffled, v["draw_pile_count"] + other_drawn)
-    else:
-        from_pile = take(pool, v["draw_pile_count"] + other_drawn)
+    count = v["draw_pile_count"] + other_drawn
+    held = hold_out_draw_pile(pool, piles and piles.reshuffled, count)
+    from_pile = held + take(pool, count - len(held))
     draw_pile, drawn = from_pile[:v["draw_pile_count"]], from_pile[v["draw_pile_count"]:]
     hands = [list(v["hand"]) if p == seat else take(pool, v["hand_counts"][p])
              for p in range(n)]
