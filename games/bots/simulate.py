@@ -119,7 +119,8 @@ def summarize(matches: list[dict]) -> dict:
     """Per level: seats played (``matches``), wins (a shared first place counts as a win),
     win rate with its Wilson 95 % interval, mean placing and mean score with normal 95 %
     half-widths, over the matches that ended; overall: the win rate of a level no better than
-    the others (``fair_share``), how many did not end (``unfinished``), mean match length (of those that ended), moves per second and search times (of all)."""
+    the others (``fair_share``), how many did not end (``unfinished``), mean match length (of
+    those that ended), moves per second and search times (of all)."""
     per: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     ended = [m for m in matches if m["placings"] is not None]
     for m in ended:
