@@ -5,11 +5,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from games.bots.simulate import lineup_for, play_match, summarize
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_small_job_prints_json_and_writes_its_csv_and_chart(tmp_path):
@@ -156,3 +164,56 @@ def test_an_interrupted_run_prints_and_writes_what_ended_and_fails(monkeypatch, 
     written = json.loads((tmp_path / "r.json").read_text())
     assert written["matches"] == 2 and written["planned"] == 4
     assert written["stopped"] == "interrupted" and len(written["match_results"]) == 2
+
+
+def _wait_for_ever(job: tuple) -> dict:
+    """A match job that never ends; it leaves its worker's pid in the folder ``job[0]``.
+    Module-level: spawned workers import it."""
+    import os
+    import pathlib
+    import time
+
+    pathlib.Path(job[0], f"{os.getpid()}.pid").touch()
+    time.sleep(600)
+    return {}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return not any(line.startswith("State:") and "Z" in line.split()[1]
+                           for line in status)
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads processes from /proc")
+def test_the_workers_leave_when_the_command_is_killed(tmp_path):
+    """Killed (SIGKILL: it cannot shut its pool down), the command leaves no worker behind;
+    before, they waited for work for ever."""
+    script = (
+        "import django, sys\n"
+        "django.setup()\n"
+        "from games.management.commands.simulate import Command\n"
+        "from tests.bots.test_simulate_command import _wait_for_ever\n"
+        f"Command._run([({str(tmp_path)!r},)] * 2, 2, False, play=_wait_for_ever)\n")
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    command = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=env)
+    try:
+        deadline = time.monotonic() + 90
+        while len(list(tmp_path.glob("*.pid"))) < 2:
+            assert time.monotonic() < deadline, "the workers did not start"
+            assert command.poll() is None, "the command ended by itself"
+            time.sleep(0.1)
+        workers = [int(p.stem) for p in tmp_path.glob("*.pid")]
+        assert all(_alive(pid) for pid in workers)
+    finally:
+        command.kill()
+        command.wait()
+    deadline = time.monotonic() + 15
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [pid for pid in workers if _alive(pid)]
+    for pid in left:  # not to leave them behind when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert not left, "workers outlived the killed command"

@@ -12,7 +12,10 @@ from __future__ import annotations
 import csv
 import json
 import multiprocessing
+import os
 import sys
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
@@ -22,6 +25,22 @@ from django.core.management.base import BaseCommand, CommandError
 from games.bots import levels as bot_levels
 from games.bots.simulate import MAX_MOVES, lineup_for, play_match, summarize
 from games.engine import GAMES, EngineError
+
+
+def _leave_with(parent: int) -> None:
+    """A pool worker's initializer: end the worker when ``parent`` (the command) is gone.
+    A killed command cannot shut its pool down, and its spawned workers would otherwise wait
+    for work for ever (each also holds the job queue's write end, so it never reads EOF)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="leave-with-parent", daemon=True).start()
+
+
+PARENT_CHECK_SECONDS = 1.0
 
 
 def _one(job: tuple) -> dict:
@@ -136,7 +155,8 @@ class Command(BaseCommand):
             return out, None
         # Spawned, not forked: the parent may hold threads (a test server, a DB pool).
         pool = ProcessPoolExecutor(max_workers=workers,
-                                   mp_context=multiprocessing.get_context("spawn"))
+                                   mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_leave_with, initargs=(os.getpid(),))
         stopped = None
         try:
             # Counted as they end, not in order: one long match does not stop the bar.
