@@ -16,7 +16,6 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Player
@@ -626,24 +625,21 @@ def round_end(*, table_id: int, expected_version: int) -> bool:
     if not engine.is_round_over(state):
         return False
     result = engine.round_result(state)
-    _, created = RoundResult.objects.get_or_create(
-        table=table, round_number=table.round_number,
-        defaults={"placings": result["placings"], "scores": result["scores"],
-                  "detail": {k: v for k, v in result.items() if k not in ("placings", "scores")}})
+    created = _round_recorded(table, result)
     seats = journal.seats_of(table)
-    if created:
-        _count_stats(table, seats, result["placings"], rounds=True)
     if engine.is_over(state):
         match = engine.result(state)
+        _count_stats(table, seats, result["placings"] if created else None, match["placings"])
         table.status = TableStatus.FINISHED
         table.result = match
         table.finished_at = timezone.now()
-        _count_stats(table, seats, match["placings"], rounds=False)
         journal.record(table, kind=LogKind.NEXT_ROUND, events=[
             {"type": "table_finished", "placings": match["placings"],
              "scores": match["scores"], "visible_to": "all"}], seats=seats, lobby=True,
             fields=("status", "result", "finished_at"))
         return True
+    if created:
+        _count_stats(table, seats, result["placings"], None)
     state, events = engine.start_next_round(state)
     table.state = state
     table.version += 1
@@ -653,19 +649,49 @@ def round_end(*, table_id: int, expected_version: int) -> bool:
     return True
 
 
-def _count_stats(table: Table, seats: dict[int, Seat], placings: list[int], *,
-                 rounds: bool) -> None:
-    for position, seat in seats.items():
+def _round_recorded(table: Table, result: dict) -> bool:
+    """Store the round's result, once: whether this call stored it. One statement (a
+    ``get_or_create`` took four: a read, and a write in a savepoint)."""
+    fields = {f.name: f for f in RoundResult._meta.concrete_fields}
+    values = {"placings": result["placings"], "scores": result["scores"],
+              "detail": {k: v for k, v in result.items() if k not in ("placings", "scores")}}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {RoundResult._meta.db_table} "
+            "(table_id, round_number, placings, scores, detail, created_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (table_id, round_number) DO NOTHING RETURNING id",
+            [table.pk, table.round_number,
+             *(fields[name].get_db_prep_value(value, connection) for name, value in values.items()),
+             fields["created_at"].get_db_prep_value(timezone.now(), connection)])
+        return cursor.fetchone() is not None
+
+
+def _count_stats(table: Table, seats: dict[int, Seat], round_placings: list[int] | None,
+                 match_placings: list[int] | None) -> None:
+    """Add a round (``round_placings``) and a match (``match_placings``) to the people's
+    statistics: one upsert for every seat at once (it was a read, maybe a write in a
+    savepoint, and an update, per seat and per kind)."""
+    rows = []
+    for position, seat in sorted(seats.items()):
         if seat.is_bot:
             continue
-        stats, _ = PlayerStats.objects.get_or_create(player_id=seat.player_id, game=table.game)
-        won = placings[position] == 1
-        if rounds:
-            PlayerStats.objects.filter(pk=stats.pk).update(
-                rounds_played=F("rounds_played") + 1, rounds_won=F("rounds_won") + int(won))
-        else:
-            PlayerStats.objects.filter(pk=stats.pk).update(
-                matches_played=F("matches_played") + 1, matches_won=F("matches_won") + int(won))
+        rows.append((seat.player_id, table.game,
+                     int(round_placings is not None),
+                     int(round_placings is not None and round_placings[position] == 1),
+                     int(match_placings is not None),
+                     int(match_placings is not None and match_placings[position] == 1)))
+    if not rows:
+        return
+    name = PlayerStats._meta.db_table
+    counts = ("rounds_played", "rounds_won", "matches_played", "matches_won")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {name} (player_id, game, {', '.join(counts)}) VALUES "
+            + ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(rows))
+            + " ON CONFLICT (player_id, game) DO UPDATE SET "
+            + ", ".join(f"{c} = {name}.{c} + excluded.{c}" for c in counts),
+            [value for row in rows for value in row])
 
 
 @transaction.atomic
