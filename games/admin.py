@@ -32,7 +32,17 @@ from .admin_actions import (
     badge,
 )
 from .engine import GAMES
-from .models import AuditLog, ChatMessage, LogKind, Report, ReportStatus, Seat, Table, TableStatus
+from .models import (
+    AuditLog,
+    ChatMessage,
+    LogKind,
+    PlayerStats,
+    Report,
+    ReportStatus,
+    Seat,
+    Table,
+    TableStatus,
+)
 
 STATUS_COLORS = {TableStatus.OPEN: "blue", TableStatus.PLAYING: "green",
                  TableStatus.FINISHED: "grey", TableStatus.ABORTED: "red",
@@ -389,6 +399,39 @@ class ReportAdmin(FormActionsMixin, ReadOnlyAdmin):
         label = Truncator(obj.message.text).chars(60)
         return format_html("{} {}", admin_link(obj.message, label),
                            badge("hidden", "red") if obj.message.hidden else "")
+
+
+@admin.register(PlayerStats)
+class PlayerStatsAdmin(ReadOnlyAdmin):
+    """Each person's record per game, as the end of each round adds it up (read-only: a
+    record is changed by playing, never by hand)."""
+
+    list_display = ("player_link", "game", "rounds_played", "rounds_won", "round_rate",
+                    "matches_played", "matches_won", "match_rate")
+    list_filter = ("game",)
+    search_fields = ("player__username", "player__display_name")
+    list_select_related = ("player",)
+    ordering = ("game", "-matches_won", "-rounds_won")
+    list_per_page = 100
+    fields = ("player_link", "game", "rounds_played", "rounds_won", "round_rate",
+              "matches_played", "matches_won", "match_rate")
+    readonly_fields = fields
+
+    @admin.display(description="player", ordering="player__display_name")
+    def player_link(self, obj):
+        return admin_link(obj.player, obj.player.display_name)
+
+    @admin.display(description="rounds won %")
+    def round_rate(self, obj):
+        return _rate(obj.rounds_won, obj.rounds_played)
+
+    @admin.display(description="matches won %")
+    def match_rate(self, obj):
+        return _rate(obj.matches_won, obj.matches_played)
+
+
+def _rate(won: int, played: int) -> str:
+    return f"{100 * won / played:.0f} %" if played else "—"
 
 
 @admin.register(AuditLog)

@@ -23,6 +23,7 @@ from .models import (
     PUBLIC_ID_LENGTH,
     ChatMessage,
     LogKind,
+    PlayerStats,
     Seat,
     Table,
     TableLogEntry,
@@ -420,6 +421,11 @@ def tables_of(player, *, active_only: bool = True) -> list[Table]:
     if active_only:
         qs = qs.filter(status__in=[TableStatus.OPEN, TableStatus.PLAYING])
     return list(qs[:100])
+
+
+def stats_of(player_id: int) -> list[PlayerStats]:
+    """A person's rounds and matches per game they have finished a round of, by game."""
+    return list(PlayerStats.objects.filter(player_id=player_id).order_by("game"))
 
 
 def chat_events_resolve(entries: list[TableLogEntry]) -> list[TableLogEntry]:

@@ -240,6 +240,24 @@ class GameInfo:
                                    for level, bot in levels.items()])
 
 
+@strawberry.type(name="PlayerStats", description=(
+    "A person's record in one game: rounds and matches played to their end at tables where "
+    "they held a seat (bots have none), and how many of them they won (placed first, ties "
+    "included)."))
+class PlayerStatsType:
+    game: str
+    rounds_played: int
+    rounds_won: int
+    matches_played: int
+    matches_won: int
+
+    @classmethod
+    def of(cls, stats) -> PlayerStatsType:
+        return cls(game=stats.game, rounds_played=stats.rounds_played,
+                   rounds_won=stats.rounds_won, matches_played=stats.matches_played,
+                   matches_won=stats.matches_won)
+
+
 @strawberry.type
 class RoundResultType:
     round_number: int

@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from accounts import services as account_services
 from accounts.models import Player
 from games import services
 from games.engine import GAMES
@@ -113,3 +114,20 @@ def test_the_end_of_a_round_is_six_statements_in_one_transaction():
         sql = [q["sql"] for q in queries.captured_queries]
         # The lock, the result, the seats, the statistics, the log entry, the table row.
         assert sql[0] == "BEGIN" and sql[-1] == "COMMIT" and len(sql) == 8, sql
+
+
+def test_a_persons_record_is_on_their_public_profile(gql):
+    table_id, players = a_match(1)
+    table = play_the_round(table_id, players)
+    assert services.round_end(table_id=table_id, expected_version=table.version)
+    won = Table.objects.get(pk=table_id).result["placings"].index(1)
+    query = ("query($id: ID!) { player(id: $id) { displayName "
+             "stats { game roundsPlayed roundsWon matchesPlayed matchesWon } } }")
+    for seat, player in players.items():
+        win = int(seat == won)
+        assert gql(query, {"id": str(player.pk)})["player"] == {
+            "displayName": player.display_name,
+            "stats": [{"game": "kato", "roundsPlayed": 1, "roundsWon": win,
+                       "matchesPlayed": 1, "matchesWon": win}]}
+    newcomer, _ = account_services.guest_create(display_name="Newcomer")
+    assert gql(query, {"id": str(newcomer.pk)})["player"]["stats"] == []

@@ -16,9 +16,10 @@ PASSWORD = "a-long-moderator-password"
 
 
 def staff_groups() -> None:
-    """The groups of the data migration (transactional tests flush them away)."""
-    migration = importlib.import_module("games.migrations.0003_staff_groups")
-    migration.create_groups(global_apps, None)
+    """The groups of the data migrations (transactional tests flush them away)."""
+    importlib.import_module("games.migrations.0003_staff_groups").create_groups(global_apps, None)
+    importlib.import_module("games.migrations.0011_staff_see_player_stats").grant(global_apps,
+                                                                                   None)
 
 
 def person(username: str, *, staff: bool = False, group: str | None = None) -> Player:

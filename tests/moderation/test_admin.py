@@ -12,7 +12,15 @@ from django.utils import timezone
 from accounts import services as account_services
 from accounts.models import ApiToken
 from games import moderation, services
-from games.models import AuditLog, ChatMessage, Report, ReportStatus, Table, TableStatus
+from games.models import (
+    AuditLog,
+    ChatMessage,
+    PlayerStats,
+    Report,
+    ReportStatus,
+    Table,
+    TableStatus,
+)
 
 from .conftest import person
 
@@ -21,6 +29,7 @@ pytestmark = pytest.mark.django_db
 
 def pages(table, message, report, troll):
     audit = AuditLog.objects.create(actor=None, action="test", reason="seed")
+    stats = PlayerStats.objects.create(player=troll, game="kato", rounds_played=3, rounds_won=1)
     return [
         reverse("admin:index"),
         reverse("admin:accounts_player_changelist"),
@@ -38,6 +47,8 @@ def pages(table, message, report, troll):
         reverse("admin:games_report_change", args=[report.pk]),
         reverse("admin:games_auditlog_changelist"),
         reverse("admin:games_auditlog_change", args=[audit.pk]),
+        reverse("admin:games_playerstats_changelist") + "?game=kato&q=troll",
+        reverse("admin:games_playerstats_change", args=[stats.pk]),
         reverse("admin:accounts_player_do", args=[troll.pk, "ban"]),
         reverse("admin:games_table_do", args=[table.pk, "abort"]),
         reverse("admin:games_chatmessage_do", args=[message.pk, "hide"]),
@@ -77,6 +88,7 @@ def test_an_organiser_may_look_at_tables_but_not_ban(client, organiser, table, t
     assert client.get(reverse("admin:games_table_change", args=[table.pk])).status_code == 200
     assert client.get(reverse("admin:accounts_player_do", args=[troll.pk, "ban"])).status_code == 403
     assert client.get(reverse("admin:games_chatmessage_changelist")).status_code == 403
+    assert client.get(reverse("admin:games_playerstats_changelist")).status_code == 200
 
 
 def test_a_moderator_sees_every_hand_of_a_table(client, moderator, table):
@@ -268,3 +280,12 @@ def test_chat_messages_and_reports_cannot_be_added_or_edited(client, moderator, 
     assert client.post(reverse("admin:games_chatmessage_change", args=[message.pk]),
                        {"text": "edited"}).status_code == 403
     assert ChatMessage.objects.get(pk=message.pk).text == "you all stink"
+
+
+def test_the_records_list_shows_each_persons_rates(client, moderator, troll):
+    PlayerStats.objects.create(player=troll, game="kato", rounds_played=3, rounds_won=1,
+                               matches_played=0)
+    client.force_login(moderator)
+    page = client.get(reverse("admin:games_playerstats_changelist")).content.decode()
+    assert "Troll" in page and "33 %" in page and "—" in page  # no match played: no rate
+    assert 'href="/admin/games/playerstats/add/' not in page

@@ -12,6 +12,7 @@ from strawberry.scalars import JSON
 from accounts.api.types import PlayerType
 from games import selectors as game_selectors
 from games.api.schema import TableType
+from games.api.types import PlayerStatsType
 from tournaments import selectors
 from tournaments.models import Rating, Standing, Tournament, TournamentRound, TournamentTable
 
@@ -253,6 +254,12 @@ class PlayerProfileType(PlayerType):
     async def ratings(self) -> list[RatingType]:
         rows = await database_sync_to_async(selectors.ratings_of)(int(self.id))
         return [RatingType.of(r) for r in rows]
+
+    @strawberry.field(description=(
+        "Rounds and matches played and won, per game they have finished a round of."))
+    async def stats(self) -> list[PlayerStatsType]:
+        rows = await database_sync_to_async(game_selectors.stats_of)(int(self.id))
+        return [PlayerStatsType.of(r) for r in rows]
 
 
 @strawberry.type

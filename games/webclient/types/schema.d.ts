@@ -530,6 +530,18 @@ export interface PlayerProfile {
   isGuest: boolean;
   isBot: boolean;
   ratings: Array<Rating>;
+  /** Rounds and matches played and won, per game they have finished a round of. */
+  stats: Array<PlayerStats>;
+}
+
+/** A person's record in one game: rounds and matches played to their end at tables where they held a seat (bots have none), and how many of them they won (placed first, ties included). */
+export interface PlayerStats {
+  __typename?: "PlayerStats";
+  game: string;
+  roundsPlayed: number;
+  roundsWon: number;
+  matchesPlayed: number;
+  matchesWon: number;
 }
 
 export interface Query {
