@@ -406,32 +406,30 @@ class PlayerStatsAdmin(ReadOnlyAdmin):
     """Each person's record per game, as the end of each round adds it up (read-only: a
     record is changed by playing, never by hand)."""
 
-    list_display = ("player_link", "game", "rounds_played", "rounds_won", "round_rate",
-                    "matches_played", "matches_won", "match_rate")
+    list_display = ("player_link", "game", "rounds", "matches")
     list_filter = ("game",)
     search_fields = ("player__username", "player__display_name")
     list_select_related = ("player",)
     ordering = ("game", "-matches_won", "-rounds_won")
     list_per_page = 100
-    fields = ("player_link", "game", "rounds_played", "rounds_won", "round_rate",
-              "matches_played", "matches_won", "match_rate")
+    fields = ("player_link", "game", "rounds", "matches")
     readonly_fields = fields
 
     @admin.display(description="player", ordering="player__display_name")
     def player_link(self, obj):
         return admin_link(obj.player, obj.player.display_name)
 
-    @admin.display(description="rounds won %")
-    def round_rate(self, obj):
-        return _rate(obj.rounds_won, obj.rounds_played)
+    @admin.display(description="rounds won", ordering="rounds_won")
+    def rounds(self, obj):
+        return _record(obj.rounds_won, obj.rounds_played)
 
-    @admin.display(description="matches won %")
-    def match_rate(self, obj):
-        return _rate(obj.matches_won, obj.matches_played)
+    @admin.display(description="matches won", ordering="matches_won")
+    def matches(self, obj):
+        return _record(obj.matches_won, obj.matches_played)
 
 
-def _rate(won: int, played: int) -> str:
-    return f"{100 * won / played:.0f} %" if played else "—"
+def _record(won: int, played: int) -> str:
+    return f"{won} of {played} ({100 * won / played:.0f} %)" if played else "none played"
 
 
 @admin.register(AuditLog)

@@ -194,6 +194,7 @@ class PlayerStats(models.Model):
     matches_won = models.PositiveIntegerField(default=0)
 
     class Meta:
+        verbose_name = "player record"
         constraints = [models.UniqueConstraint(fields=["player", "game"], name="stats_per_game")]
 
 

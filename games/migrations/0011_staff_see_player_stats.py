@@ -33,4 +33,7 @@ def revoke(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [("games", "0010_log_table_index_in_unique_seq")]
 
-    operations = [migrations.RunPython(grant, revoke)]
+    operations = [
+        migrations.AlterModelOptions(name="playerstats", options={"verbose_name": "player record"}),
+        migrations.RunPython(grant, revoke),
+    ]
