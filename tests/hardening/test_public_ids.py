@@ -173,6 +173,10 @@ def test_tournament_tables_ratings_and_webhooks_carry_public_ids(gql):
     assert [x["tableId"] for x in payload["tables"]] == [link["tableId"]]
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason=(
+    "SQLite cannot migrate games back to 0005: Django drops the spectator delay column with "
+    "ALTER TABLE DROP COLUMN, which SQLite refuses while a CHECK constraint names it; the "
+    "half-migrated database then failed every later test of the run"))
 def test_the_migration_gives_existing_tables_unique_public_ids():
     executor = MigrationExecutor(connection)
     executor.migrate([("games", "0005_log_entry_status")])
