@@ -266,8 +266,14 @@ if HTTPS:
 
 # With tasks in-process (the embedded default) the web process does beat's work as well
 # (games/scheduling.py); with a broker, run exactly one `celery beat`.
+# How often beat queues the turn clocks that run out before its next run (each to its
+# deadline): a timeout is at most this late when a sweep is missed, and on time otherwise.
+STAPEL_DEADLINE_SWEEP_SECONDS = env_float("DEADLINE_SWEEP_SECONDS", 1.0)
 STAPEL_IN_PROCESS_BEAT = env_bool("IN_PROCESS_BEAT", default=CELERY_TASK_ALWAYS_EAGER)
 CELERY_BEAT_SCHEDULE = {
+    # Turn clocks: the timeouts due before the next run, each queued to its deadline.
+    "games-deadlines": {"task": "games.deadlines", "schedule": STAPEL_DEADLINE_SWEEP_SECONDS},
+    # Bots' turns and round ends whose task was lost (a killed worker, a broker outage).
     "games-sweep": {"task": "games.sweep", "schedule": env_float("SWEEP_SECONDS", 5.0)},
     # Registration windows, starts on time, arena ends, and results whose task was lost.
     "tournaments-tick": {"task": "tournaments.tick",

@@ -176,7 +176,13 @@ def _json(value) -> str:
 
 
 def _follow_ups(table: Table, seats: dict[int, Seat]) -> list[tuple[str, int, int, float]]:
-    """Set the deadline and list the task the new state calls for."""
+    """Set the deadline and list the task the new state calls for.
+
+    A turn clock is the ``deadline`` column alone: no task is queued per move (one Celery
+    message with a countdown per move halved a clocked table's moves/s and held a message
+    per table in the worker for the whole clock). ``services.sweep_deadlines``, run by beat
+    every ``STAPEL_DEADLINE_SWEEP_SECONDS``, queues each timeout due before its next run
+    with the countdown to its deadline."""
     table.deadline = None
     if table.status != TableStatus.PLAYING or table.state is None:
         return []
@@ -192,7 +198,6 @@ def _follow_ups(table: Table, seats: dict[int, Seat]) -> list[tuple[str, int, in
     people = [a for a in actors if a in seats and not seats[a].plays_as_bot]
     if people and table.turn_clock_seconds:
         table.deadline = timezone.now() + timedelta(seconds=table.turn_clock_seconds)
-        tasks.append(("turn_timeout", table.pk, table.version, table.turn_clock_seconds))
     return tasks
 
 

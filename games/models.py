@@ -69,7 +69,10 @@ class Table(models.Model):
     version = models.PositiveIntegerField(default=0)
     last_seq = models.PositiveIntegerField(default=0)
     round_number = models.PositiveIntegerField(default=0)
-    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # In no index, like every column a move writes (state, version, last_seq, changed_at):
+    # PostgreSQL then updates the row in place of its page (a HOT update) instead of adding
+    # an entry to each of the table's indexes. The deadline sweep goes by ``status``.
+    deadline = models.DateTimeField(null=True, blank=True)
     changed_at = models.DateTimeField(null=True, blank=True,
                                       help_text="Last state change; stalled tables are swept.")
     result = models.JSONField(null=True, blank=True)

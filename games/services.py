@@ -716,13 +716,24 @@ def table_abort(*, actor: Player | None, table_id, reason: str = "",
     return table
 
 
-def sweep_deadlines(*, now=None) -> int:
-    """Queue the timeout of every table whose deadline passed (a lost timer, a dead worker)."""
+def sweep_deadlines(*, now=None, ahead: float | None = None) -> int:
+    """Queue the timeout of every turn clock that runs out before the next sweep (``ahead``
+    seconds, ``STAPEL_DEADLINE_SWEEP_SECONDS`` by default), each with the countdown to its
+    deadline, and at once those already past (a sweep that was late, a worker that died).
+
+    This is what runs turn clocks: a move only writes its table's ``deadline``. The look-up
+    goes by the status index: ``deadline`` is in no index, so writing it each move keeps the
+    table row's update a HOT one. A timeout queued twice (a clock found again by the next
+    sweep before its task ran) does nothing the second time: the task checks the version."""
     now = now or timezone.now()
-    due = list(Table.objects.filter(status=TableStatus.PLAYING, deadline__lt=now)
-               .values_list("pk", "version"))
-    for table_id, version in due:
-        scheduling.enqueue("turn_timeout", table_id, version)
+    if ahead is None:
+        ahead = settings.STAPEL_DEADLINE_SWEEP_SECONDS
+    due = list(Table.objects.filter(status=TableStatus.PLAYING,
+                                    deadline__lt=now + timedelta(seconds=ahead))
+               .values_list("pk", "version", "deadline"))
+    for table_id, version, deadline in due:
+        scheduling.enqueue("turn_timeout", table_id, version,
+                           countdown=max(0.0, (deadline - now).total_seconds()))
     return len(due)
 
 

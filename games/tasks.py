@@ -34,9 +34,14 @@ def turn_timeout(table_id: int, version: int) -> bool:
     return services.turn_timeout(table_id=table_id, expected_version=version)
 
 
+@shared_task(name="games.deadlines", **IDEMPOTENT)
+def deadlines() -> int:
+    return services.sweep_deadlines()
+
+
 @shared_task(name="games.sweep", **IDEMPOTENT)
 def sweep() -> int:
-    return services.sweep_deadlines() + services.sweep_stalled()
+    return services.sweep_stalled()
 
 
 @worker_ready.connect

@@ -24,6 +24,19 @@ def alice(gql):
     return guest(gql, "Alice")
 
 
+@pytest.fixture
+def turn_clocks(settings):
+    """Beat's deadline sweep on the in-process timer queue, as the embedded default runs it:
+    a move only writes its table's deadline, and the sweep queues the timeouts."""
+    settings.STAPEL_IN_PROCESS_BEAT = True
+    settings.STAPEL_DEADLINE_SWEEP_SECONDS = 0.2
+    settings.CELERY_BEAT_SCHEDULE = {"games-deadlines": {"task": "games.deadlines",
+                                                         "schedule": 0.2}}
+    assert scheduling.beat_start() == ["games-deadlines"]
+    yield
+    scheduling.beat_stop()
+
+
 def wait_for(predicate, timeout=30.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -79,7 +92,8 @@ def test_bots_play_their_turns_and_a_person_plays_against_them_to_the_end(alice)
     assert {"action", "bot", "next_round"} <= kinds
 
 
-def test_a_seat_that_does_not_act_gets_the_default_action_then_a_bot(alice, gql, settings):
+def test_a_seat_that_does_not_act_gets_the_default_action_then_a_bot(alice, gql, settings,
+                                                                     turn_clocks):
     settings.STAPEL_EXPIRIES_BEFORE_BOT = 2
     bob = guest(gql, "Bob")
     table = alice(CREATE, {"input": {"game": "kato", "seatCount": 2, "turnClockSeconds": 1,
@@ -99,7 +113,7 @@ def test_a_seat_that_does_not_act_gets_the_default_action_then_a_bot(alice, gql,
     assert wait_for(lambda: Table.objects.get(public_id=table["id"]).status == "finished", timeout=60)
 
 
-def test_a_person_who_acts_again_takes_the_seat_back(alice, gql, settings):
+def test_a_person_who_acts_again_takes_the_seat_back(alice, gql, settings, turn_clocks):
     settings.STAPEL_EXPIRIES_BEFORE_BOT = 1
     settings.STAPEL_BOT_PAUSE_SECONDS = 2  # time for the person to come back
     bob = guest(gql, "Bob")

@@ -675,6 +675,10 @@ class Table:
         await asyncio.gather(*(c.close() for c in self.conns), return_exceptions=True)
 
 
+# createTable's turn clock for every bench table (--turn-clock), none by default.
+TURN_CLOCK: dict = {}
+
+
 async def open_tables(url: str, http: Http, n: int, spectators: int, compression,
                       stats: Stats, parallel: int = 16, pool: int | None = None,
                       within: float | None = None) -> list[Table]:
@@ -696,7 +700,8 @@ async def open_tables(url: str, http: Http, n: int, spectators: int, compression
             else:
                 a, b = await http.guest(f"A{t}"), await http.guest(f"B{t}")
             data = await http(a, CREATE, {"input": {"game": "kato", "seatCount": 2,
-                                                    "options": {"target_score": 1_000_000}}})
+                                                    "options": {"target_score": 1_000_000},
+                                                    **TURN_CLOCK}})
             table_id = data["createTable"]["table"]["id"]
             await http(b, JOIN, {"id": table_id})
             table = Table(table_id, [a, b], stats)
@@ -1102,6 +1107,9 @@ def main():
                              "with the Celery worker to the load client's core, so the server's "
                              "core is the server's alone (else the shared servers named by "
                              "DATABASE_URL and REDIS_URL, not pinned)")
+    parser.add_argument("--turn-clock", type=int, default=0, metavar="SECONDS",
+                        help="give every table a turn clock (tournament tables have one): "
+                             "each move then sets a deadline (default 0: none)")
     parser.add_argument("--fanout", action="store_true")
     parser.add_argument("--fanout-only", action="store_true")
     parser.add_argument("--fanout-tables", type=int, default=250)
@@ -1137,6 +1145,8 @@ def main():
             asyncio.run(client_ceiling(n, min(args.seconds, 8),
                                        None if args.ws_compression == "none" else "deflate"))
         return
+    if args.turn_clock:
+        TURN_CLOCK["turnClockSeconds"] = args.turn_clock
     if args.quick:
         args.seconds, args.tables, args.bot_samples = 4, [8], 30
     logdir = Path(tempfile.mkdtemp(prefix="stapel-bench-"))
