@@ -1,9 +1,11 @@
 """Tournaments of bots from registration to final standings, on their own: PostgreSQL, Redis,
 a real Celery worker and a real beat (the clock starts them), followed over a real websocket.
-Runs in CI (DATABASE_URL and REDIS_URL set)."""
+The same beat runs turn clocks, tried at the end. Runs in CI (DATABASE_URL and REDIS_URL
+set)."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import sys
@@ -16,6 +18,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
+from games.models import LogKind, TableLogEntry
 from tests.games.test_replays import rebuild
 from tests.tournaments.helpers import bot_tournament
 from tournaments.models import (
@@ -30,7 +33,7 @@ from tournaments.services import seed_order
 
 from .client import Socket
 from .conftest import Proc, service_env
-from .play import new_guest
+from .play import START, new_guest, open_table
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -176,3 +179,34 @@ async def test_single_elimination_krass_kariert_tournament_of_bots_runs_on_its_o
     assert Counter(e["kind"] for e in events)["round_started"] == 3
     await database_sync_to_async(_check_elimination)(t.pk)
     await database_sync_to_async(_check_exports)(live_server_url, t.pk)
+
+
+def _log_of(table_id: str) -> list[TableLogEntry]:
+    return list(TableLogEntry.objects.filter(table__public_id=table_id).order_by("seq"))
+
+
+async def test_a_turn_clock_runs_out_on_time_through_beat_and_a_worker(
+        live_server_url, celery_worker_proc, celery_beat_proc):
+    """A move only writes the table's deadline; beat's deadline sweep queues the timeout to
+    it, and the worker plays the default move for the late seat."""
+    alice = await new_guest(live_server_url, "Alice")
+    bob = await new_guest(live_server_url, "Bob")
+    try:
+        table_id = await open_table(alice, [bob], "kato", {"rounds": 1}, turnClockSeconds=2)
+        started = await alice(START, {"id": table_id})
+        assert started["startTable"]["errors"] == [], started
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            log = await database_sync_to_async(_log_of)(table_id)
+            if any(entry.kind == LogKind.TIMEOUT for entry in log):
+                break
+            await asyncio.sleep(0.1)
+        timeout = next(entry for entry in log if entry.kind == LogKind.TIMEOUT)
+        before = [entry for entry in log if entry.seq < timeout.seq]
+        late = (timeout.created_at - before[-1].created_at).total_seconds()
+        # On time: at the deadline, not a sweep interval (1 s) or more after it; the bound
+        # above leaves a loaded CI machine room.
+        assert 2.0 <= late < 6.0, late
+    finally:
+        await alice.close()
+        await bob.close()
