@@ -54,6 +54,9 @@ TASK_FAILURES = Counter("stapel_celery_task_failures", "Celery tasks that raised
 BOT_TURN = Histogram("stapel_bot_turn_seconds",
                      "From a bot's turn being due to its move applied (worker tasks)",
                      buckets=LATENCY_BUCKETS)
+TURN_CLOCK_LATE = Histogram("stapel_turn_clock_late_seconds",
+                            "From a turn clock's deadline to its default move applied",
+                            buckets=LATENCY_BUCKETS)
 SQL_STATEMENTS = Counter(
     "stapel_sql_statements",
     "SQL round trips sent to the database: every statement through Django's cursor, the "
@@ -96,6 +99,10 @@ def task_observe(task: str, seconds: float, failed: bool) -> None:
 
 def bot_turn_observe(seconds: float) -> None:
     BOT_TURN.observe(max(0.0, seconds))
+
+
+def turn_clock_late_observe(seconds: float) -> None:
+    TURN_CLOCK_LATE.observe(max(0.0, seconds))
 
 
 # --- SQL round trips ---------------------------------------------------------------------------

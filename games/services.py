@@ -595,8 +595,10 @@ def _bot_choice(table: Table, seats: dict[int, Seat]) -> tuple[int, dict] | None
 @transaction.atomic
 def turn_timeout(*, table_id: int, expected_version: int) -> bool:
     table = _locked_at(table_id, expected_version)
-    if table is None or table.deadline is None or table.deadline > timezone.now():
+    now = timezone.now()
+    if table is None or table.deadline is None or table.deadline > now:
         return False
+    overdue = (now - table.deadline).total_seconds()
     engine = GAMES[table.game]
     seats = journal.seats_of(table)
     late = [a for a in engine.actors(table.state) if a in seats and not seats[a].plays_as_bot]
@@ -609,6 +611,7 @@ def turn_timeout(*, table_id: int, expected_version: int) -> bool:
     seat.save(update_fields=["missed_turns"])
     _apply(table, position, action, kind=LogKind.TIMEOUT, seats=seats,
            key=f"timeout:{table.version}:{position}")
+    transaction.on_commit(lambda: metrics.turn_clock_late_observe(overdue))
     if seat.missed_turns >= settings.STAPEL_EXPIRIES_BEFORE_BOT and table.status == TableStatus.PLAYING:
         _hand_to_bot(table, seat, reason="missed_turns")
     return True

@@ -8,6 +8,7 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Player
+from config import metrics
 from games import journal, scheduling, services
 from games.engine import GAMES
 from games.models import Table
@@ -64,11 +65,20 @@ def test_the_sweep_queues_each_clock_that_runs_out_before_its_next_run_to_its_de
         [(soon.pk, pytest.approx(0.4, abs=1e-6)), (later.pk, 0.0)])  # a missed one at once
 
 
-def test_a_timeout_queued_twice_plays_the_default_action_once():
+def _late_observed() -> tuple[float, float]:
+    count = metrics.registry().get_sample_value("stapel_turn_clock_late_seconds_count") or 0
+    total = metrics.registry().get_sample_value("stapel_turn_clock_late_seconds_sum") or 0
+    return count, total
+
+
+def test_a_timeout_queued_twice_plays_the_default_action_once_and_its_lateness_is_measured():
     table, _ = clocked_table()
-    Table.objects.filter(pk=table.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    Table.objects.filter(pk=table.pk).update(deadline=timezone.now() - timedelta(seconds=1.5))
+    count, total = _late_observed()
     assert services.turn_timeout(table_id=table.pk, expected_version=table.version) is True
     assert services.turn_timeout(table_id=table.pk, expected_version=table.version) is False
+    after_count, after_total = _late_observed()
+    assert after_count == count + 1 and 1.5 <= after_total - total < 5
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's HOT updates")
