@@ -945,10 +945,19 @@ def client_bound(r: dict) -> bool:
     return r["client_cpu_pct"] >= 85
 
 
+def machine_ms(r: dict) -> float:
+    """CPU ms per move summed over every process the configuration runs."""
+    client = r["client_cpu_pct"] * 10 / r["moves_s"] if r["moves_s"] else float("nan")
+    if r["name"] == "bgio":
+        return r["cpu_ms"] + client
+    return (r["cpu_ms"] + r["client_cpu_ms"] + r["worker_cpu_ms"] + r["postgres_cpu_ms"]
+            + r["redis_cpu_ms"])
+
+
 def side_by_side(results: list[dict]) -> None:
     print("\nside by side (same run; ratios Stapel/bgio at the same concurrency)")
     head = (f"{'':<22}{'moves/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'CPU ms/mv':>10}"
-            f"{'SQL/mv':>8}{'B/frame':>9}{'client%':>8}")
+            f"{'SQL/mv':>8}{'B/frame':>9}{'client%':>8}{'machine':>9}")
     print(head)
     print("-" * len(head))
     for r in results:
@@ -957,7 +966,10 @@ def side_by_side(results: list[dict]) -> None:
         sql = f"{r['sql']:.2f}" if r["name"] != "bgio" else "0 (mem)"
         print(f"{r['tables']:>3} {r['name']:<18}{r['moves_s']:>9,.0f}{r['p50']:>9.1f}"
               f"{r['p99']:>9.1f}{r['cpu_ms']:>10.2f}{sql:>8}{frame:>9}"
-              f"{r['client_cpu_pct']:>8.0f}")
+              f"{r['client_cpu_pct']:>8.0f}{machine_ms(r):>9.2f}")
+    print("machine: CPU ms per move of every process a move needs (Stapel: server, load client, "
+          "worker, PostgreSQL, Redis; boardgame.io: server, load client); the machine has "
+          f"{os.cpu_count()} cores, so {os.cpu_count()} / machine x 1000 bounds moves/s")
     peers = {r["tables"]: r for r in results if r["name"] == "bgio"}
     for r in results:
         peer = peers.get(r["tables"])
@@ -965,7 +977,8 @@ def side_by_side(results: list[dict]) -> None:
             continue
         print(f"{r['tables']:>3} {r['name']:<18} vs bgio: moves/s x{r['moves_s'] / peer['moves_s']:.3f}"
               f", p50 x{r['p50'] / peer['p50']:.1f}, p99 x{r['p99'] / peer['p99']:.1f}, "
-              f"CPU/move x{r['cpu_ms'] / peer['cpu_ms']:.1f}")
+              f"CPU/move x{r['cpu_ms'] / peer['cpu_ms']:.1f}, "
+              f"machine CPU/move x{machine_ms(r) / machine_ms(peer):.1f}")
     for tables, peer in peers.items():
         if client_bound(peer):
             print(f"{tables:>3} tables: boardgame.io's own load client used "
