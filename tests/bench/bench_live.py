@@ -1005,8 +1005,10 @@ async def trivial_rate(url: str, concurrency: int, seconds: float) -> float:
     return rate
 
 
-async def bot_latency(url: str, samples: int):
-    """A person against a bot: from sending the person's move to the bot's move arriving."""
+async def bot_latency(url: str, samples: int) -> tuple[list[float], int]:
+    """A person against a bot, acting over the websocket: from sending the person's move to
+    the bot's move arriving;
+    and how many moves (the person's and the bot's) the table made meanwhile."""
     from tests.integration.client import Socket
     from tests.integration.play import ACT, ADD_BOT, CREATE, START, SUBSCRIBE, new_guest
 
@@ -1021,9 +1023,11 @@ async def bot_latency(url: str, samples: int):
     latencies = []
     latest = None
     sent = None
+    moves = 0
     deadline = time.monotonic() + 60
     while len(latencies) < samples and time.monotonic() < deadline:
         update = (await sub.next(timeout=30))["tableEvents"]
+        moves += update["kind"] in ("action", "bot")
         if update["kind"] == "bot" and sent is not None:
             latencies.append(time.perf_counter() - sent)
             sent = None
@@ -1035,10 +1039,10 @@ async def bot_latency(url: str, samples: int):
             plays = [a for a in legal if "play" in a]
             action = plays[0] if plays else legal[0]
             sent = time.perf_counter()
-            await person(ACT, {"id": table_id, "a": action, "v": latest["version"]})
+            await sock.execute(ACT, {"id": table_id, "a": action, "v": latest["version"]})
     await sock.close()
     await person.close()
-    return latencies
+    return latencies, moves
 
 
 def pgbench_rate(env: dict, clients: int, seconds: int) -> float:
@@ -1099,9 +1103,14 @@ async def main_async(args, url, env, meter: Meter):
         return
     print(f"trivial mutation over HTTP ({args.trivial_clients} clients): "
           f"{await trivial_rate(url, args.trivial_clients, args.seconds):,.0f}/s")
-    lat = await bot_latency(url, args.bot_samples)
+    meter.start()
+    lat, moves = await bot_latency(url, args.bot_samples)
+    cost = meter.stop(moves)
     print(f"bot turn through the worker (pause 0): p50 {pct(lat, 50) * 1000:.1f} ms, "
-          f"p99 {pct(lat, 99) * 1000:.1f} ms ({len(lat)} turns)")
+          f"p99 {pct(lat, 99) * 1000:.1f} ms ({len(lat)} turns); per move of that table "
+          f"(one person, one heuristic bot, {moves} moves): server {cost['cpu_ms']:.2f} ms, "
+          f"worker {cost['worker_cpu_ms']:.2f} ms, PostgreSQL {cost['postgres_cpu_ms']:.2f} ms, "
+          f"Redis {cost['redis_cpu_ms']:.2f} ms of CPU")
     for clients in args.tables:
         print(f"pgbench single-row JSONB update, {clients} clients: "
               f"{pgbench_rate(env, clients, int(args.seconds)):,.0f}/s")
