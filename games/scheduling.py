@@ -58,7 +58,9 @@ def schedule(task, args: list, countdown: float = 0.0) -> None:
     if in_process():
         _LOCAL.put(task, args, countdown)
     else:
-        task.apply_async(args=args, countdown=countdown if countdown > 0 else None)
+        # Celery would otherwise ``saferepr`` the arguments for the message's headers.
+        task.apply_async(args=args, countdown=countdown if countdown > 0 else None,
+                         argsrepr=repr(args), kwargsrepr="{}")
 
 
 class _LocalScheduler:
