@@ -101,8 +101,11 @@ def bot_turn_observe(seconds: float) -> None:
     BOT_TURN.observe(max(0.0, seconds))
 
 
-def turn_clock_late_observe(seconds: float) -> None:
-    TURN_CLOCK_LATE.observe(max(0.0, seconds))
+def turn_clock_late_on_commit(seconds: float) -> None:
+    """Observe how late a turn clock's default move was, once the move is committed."""
+    from django.db import transaction
+
+    transaction.on_commit(lambda: TURN_CLOCK_LATE.observe(max(0.0, seconds)))
 
 
 # --- SQL round trips ---------------------------------------------------------------------------

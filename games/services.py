@@ -611,7 +611,7 @@ def turn_timeout(*, table_id: int, expected_version: int) -> bool:
     seat.save(update_fields=["missed_turns"])
     _apply(table, position, action, kind=LogKind.TIMEOUT, seats=seats,
            key=f"timeout:{table.version}:{position}")
-    transaction.on_commit(lambda: metrics.turn_clock_late_observe(overdue))
+    metrics.turn_clock_late_on_commit(overdue)
     if seat.missed_turns >= settings.STAPEL_EXPIRIES_BEFORE_BOT and table.status == TableStatus.PLAYING:
         _hand_to_bot(table, seat, reason="missed_turns")
     return True
