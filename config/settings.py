@@ -267,11 +267,11 @@ if HTTPS:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", default=False)
     SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", default=False)
 
-# With tasks in-process (the embedded default) the web process does beat's work as well
-# (games/scheduling.py); with a broker, run exactly one `celery beat`.
 # How often beat queues the turn clocks that run out before its next run (each to its
 # deadline): a timeout is at most this late when a sweep is missed, and on time otherwise.
 STAPEL_DEADLINE_SWEEP_SECONDS = env_float("DEADLINE_SWEEP_SECONDS", 1.0)
+# With tasks in-process (the embedded default) the web process does beat's work as well
+# (games/scheduling.py); with a broker, run exactly one `celery beat`.
 STAPEL_IN_PROCESS_BEAT = env_bool("IN_PROCESS_BEAT", default=CELERY_TASK_ALWAYS_EAGER)
 CELERY_BEAT_SCHEDULE = {
     # Turn clocks: the timeouts due before the next run, each queued to its deadline.
