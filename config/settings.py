@@ -269,7 +269,12 @@ if HTTPS:
 
 # How often beat queues the turn clocks that run out before its next run (each to its
 # deadline): a timeout is at most this late when a sweep is missed, and on time otherwise.
-STAPEL_DEADLINE_SWEEP_SECONDS = env_float("DEADLINE_SWEEP_SECONDS", 1.0)
+try:
+    STAPEL_DEADLINE_SWEEP_SECONDS = env_float("DEADLINE_SWEEP_SECONDS", 1.0)
+except ValueError:
+    STAPEL_DEADLINE_SWEEP_SECONDS = 0.0
+if not 0 < STAPEL_DEADLINE_SWEEP_SECONDS <= 60:  # 0 would run beat's entry without pause
+    raise ImproperlyConfigured("DEADLINE_SWEEP_SECONDS is a number of seconds above 0, at most 60")
 # With tasks in-process (the embedded default) the web process does beat's work as well
 # (games/scheduling.py); with a broker, run exactly one `celery beat`.
 STAPEL_IN_PROCESS_BEAT = env_bool("IN_PROCESS_BEAT", default=CELERY_TASK_ALWAYS_EAGER)
