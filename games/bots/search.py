@@ -18,7 +18,9 @@ improvement over the game's heuristic:
   a move against the hidden cards the seat cannot know; comparing candidates world by world
   (paired) cancels most of the luck of the deal, which is what the choice rests on.
 * A playout stops when the round ends (valued by the round's placings, a win counting far
-  more than a good placing: the round's winner is what scores) or after ``depth`` moves
+  more than a good placing: the round's winner is what scores; or by the game's
+  ``round_value`` of the finished round, e.g. KaTO's chance to win the match from the totals
+  it leaves) or after ``depth`` moves
   (valued by the game's estimate of the seat's chance to win from the position, e.g. the
   share of a softmax over the cards each seat still holds).
 * After ``screen_after`` worlds only the best ``keep_arms`` candidates (and the heuristic's)
@@ -368,6 +370,7 @@ class SearchBot(Bot):
                  screen_after: int = 4,
                  searchable: Callable[[InfoSet], bool] | None = None,
                  reward: Callable[[list, int], float] = placing_reward,
+                 round_value: Callable[[dict, int], float] | None = None,
                  expand: Callable[[dict, list], list] | None = None,
                  rollout_view: Callable[[dict, int], dict] | None = None,
                  observe: Callable[[InfoSet], Beliefs] | None = None):
@@ -383,6 +386,10 @@ class SearchBot(Bot):
         self.screen_after = screen_after
         self.searchable = searchable
         self.reward = reward
+        # A finished round's state valued for the seat (e.g. by the match standing it leaves);
+        # without it, ``reward`` of the round's placings.
+        self.round_value = round_value or (
+            lambda state, seat: reward(engine.round_result(state)["placings"], seat))
         self.expand = expand
         self.rollout_view = rollout_view or engine.view
         # Reads the seat's history once per move; its beliefs go to every world's
@@ -470,10 +477,11 @@ class SearchBot(Bot):
         legal_of = engine.legal_actions
         view_of = self.rollout_view
         choose = self.heuristic.choose
+        value = self.round_value
         state, _ = apply(state, seat, action)
         for _ in range(self.depth):
             if is_round_over(state):
-                return self.reward(engine.round_result(state)["placings"], seat)
+                return value(state, seat)
             if deadline is not None and clock() > deadline:
                 raise TimeUp
             actors = actors_of(state)
@@ -481,7 +489,7 @@ class SearchBot(Bot):
             state, _ = apply(state, actor, choose(view_of(state, actor), legal_of(state, actor),
                                                   rng))
         if is_round_over(state):
-            return self.reward(engine.round_result(state)["placings"], seat)
+            return value(state, seat)
         return self.evaluate(state, seat)
 
 
