@@ -5,18 +5,22 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+import django  # noqa: E402
+
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
+
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.core.asgi import get_asgi_application  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
-django_app = get_asgi_application()  # the site: admin, web client, health, metrics
+from .middleware import ApiHandler, CachedStaticFiles, SiteHandler, split_by_path  # noqa: E402
+
+django_app = SiteHandler()  # the site: admin, web client, health, metrics
 
 from games.scheduling import beat_start  # noqa: E402
 
 from .graphql import GraphQLWebsocketConsumer, RefuseWebsocket  # noqa: E402
 from .logs import RequestLog  # noqa: E402
-from .middleware import ApiHandler, CachedStaticFiles, split_by_path  # noqa: E402
 
 beat_start()  # the embedded default's periodic schedule; a no-op with a broker
 

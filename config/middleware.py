@@ -12,6 +12,9 @@ sends ``/graphql`` and ``/graphql/...`` to it. Static files come first, with cac
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
+from asgiref.sync import ThreadSensitiveContext
 from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.handlers.asgi import ASGIHandler
@@ -23,7 +26,53 @@ def is_api_path(path: str) -> bool:
     return path == API_PREFIX or path.startswith(API_PREFIX + "/")
 
 
-class ApiHandler(ASGIHandler):
+class RequestThreads:
+    """Single-thread executors kept for the next request.
+
+    Django's ``ASGIHandler`` serves each request in a ``ThreadSensitiveContext`` of its own,
+    so the request's sync code (the request signals, a sync view, the ORM) runs on one thread
+    of its own, as WSGI would. Without an executor, asgiref starts a new thread for every
+    request and, when it ends, another one to join it: two thread starts and a join per
+    request, a tenth of an HTTP move's CPU (py-spy, tests/bench/bench_live.py). Given an
+    executor, asgiref uses it and leaves it running (the caller owns it), so the threads are
+    kept here and handed to the next request: still one thread per request at a time, the
+    same isolation, no thread started. Up to ``keep`` idle ones are kept."""
+
+    def __init__(self, keep: int = 64) -> None:
+        self.keep = keep
+        self.idle: list[ThreadPoolExecutor] = []
+
+    def take(self) -> ThreadPoolExecutor:
+        if self.idle:
+            return self.idle.pop()
+        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="stapel-request")
+
+    def give_back(self, executor: ThreadPoolExecutor) -> None:
+        if len(self.idle) < self.keep:
+            self.idle.append(executor)
+        else:
+            executor.shutdown(wait=False)
+
+
+class SiteHandler(ASGIHandler):
+    """Django's ASGI handler, each request on a kept thread (:class:`RequestThreads`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads = RequestThreads()
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        executor = self.threads.take()
+        try:
+            async with ThreadSensitiveContext(executor=executor):
+                await self.handle(scope, receive, send)
+        finally:
+            self.threads.give_back(executor)
+
+
+class ApiHandler(SiteHandler):
     """Django's ASGI handler with ``settings.API_MIDDLEWARE`` instead of ``MIDDLEWARE``."""
 
     def load_middleware(self, is_async: bool = False) -> None:
