@@ -23,10 +23,10 @@ from .search import (
     SearchBot,
     hold_out_draw_pile,
     placing_reward,
+    progress_reward,
     public_piles,
     take,
     unseen,
-    win_share,
 )
 
 _HITS = {"skip", "reverse", "draw2"}
@@ -318,9 +318,45 @@ def rollout_view(state: dict, seat: int) -> dict:
             "players": state["players"], "hand_counts": [len(h) for h in state["hands"]]}
 
 
+# A cut-off playout's value: each seat's chance to win the round from where it stands, a
+# softmax over a score per seat, fitted (maximum likelihood) on 11,263 positions (every 5th
+# move in the play phase) of the first three rounds of 400 matches of four heuristic bots, and
+# checked on 4,174 positions of 150 other matches:
+#
+#   score = -0.327 x cards held + 0.825 x wild cards + 0.087 x skip/reverse/draw2 held
+#           + 0.109 for the seat to play
+#
+# Log-loss on the held-out positions: 1.177 with this score, 1.386 for a fair share, and
+# 1.396 for the softmax over cards held alone with a scale of 1.5 cards that this replaced
+# (worse than knowing nothing: it took a card fewer for a large edge, and a wild card in hand
+# for nothing).
+_CARD, _WILD, _HIT, _TO_PLAY = -0.327, 0.825, 0.087, 0.109
+
+
+def win_chances(state: dict) -> list[float]:
+    """Each seat's chance to win the round from a sampled world's position (see above)."""
+    turn = state["turn"]
+    scores = []
+    for seat, hand in enumerate(state["hands"]):
+        wild = hits = 0
+        for card in hand:
+            if IS_WILD[card]:
+                wild += 1
+            elif RANK[card] in _HITS:
+                hits += 1
+        scores.append(_CARD * len(hand) + _WILD * wild + _HIT * hits
+                      + (_TO_PLAY if seat == turn else 0.0))
+    top = max(scores)
+    weights = [math.exp(s - top) for s in scores]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
 def evaluate(state: dict, seat: int) -> float:
-    """A cut-off playout: the seat's chance to go out first, from the cards each holds."""
-    return win_share([len(h) for h in state["hands"]], seat, scale=1.5, rest=0.2)
+    """A cut-off playout: the seat's chance to win the round (``win_chances``), plus a fifth
+    of its share of the seats it holds fewer cards than, as ``reward`` values a lost round."""
+    p = win_chances(state)[seat]
+    return p + (1 - p) * 0.2 * progress_reward([len(h) for h in state["hands"]], seat)
 
 
 def reward(placings: list, seat: int) -> float:
@@ -456,25 +492,20 @@ def round_value(state: dict, seat: int) -> float:
 
 
 def evaluate_standing(state: dict, seat: int) -> float:
-    """A cut-off playout in a match to a target: over who may go out first (a softmax over the
-    cards each seat holds, as ``evaluate``), the seat's chance to win the match once that
-    seat has collected the points in the other hands."""
+    """A cut-off playout in a match to a target: over who may win the round
+    (``win_chances``), the seat's chance to win the match once that seat has collected the
+    points in the other hands."""
     race = match_race(state)
     if race is None:
         return evaluate(state, seat)
-    hands = state["hands"]
-    left = [len(h) for h in hands]
-    low = min(left)
-    weights = [math.exp((low - c) / 1.5) for c in left]
-    norm = sum(weights)
-    points = [sum(POINTS[c] for c in h) for h in hands]
+    points = [sum(POINTS[c] for c in h) for h in state["hands"]]
     all_points = sum(points)
     totals = state["scores"]
     value = 0.0
-    for w, weight in enumerate(weights):
+    for w, chance in enumerate(win_chances(state)):
         after = list(totals)
         after[w] += all_points - points[w]
-        value += weight / norm * race.values(after)[seat]
+        value += chance * race.values(after)[seat]
     return value
 
 
