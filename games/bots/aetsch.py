@@ -8,6 +8,7 @@ the heuristic bot always calls.
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 
@@ -20,11 +21,11 @@ from .search import (
     SearchBot,
     deal_hands,
     hold_out_draw_pile,
+    progress_reward,
     public_piles,
     take,
     unseen,
     win_reward,
-    win_share,
 )
 
 SUITS = ("clubs", "spades", "hearts", "diamonds")
@@ -373,9 +374,47 @@ def rollout_view(state: dict, seat: int) -> dict:
             "draw_count": len(state["draw_pile"])}
 
 
+# A cut-off playout's value: each seat's chance to win the round from where it stands, a
+# softmax over a score per seat, fitted (maximum likelihood) on 6,000 positions of 600 rounds
+# of four heuristic bots, every 7th move in the play phase, and checked on 2,823 others:
+#
+#   score = -0.137 x cards held + 0.19 x wild cards (J, joker) + 0.137 x 2s held
+#           - 0.09 for a seat that is not the one to play
+#
+# Few cards say little in Ätsch: the heuristic aims its 5s' cards, its 2s, its peeks and the
+# joker's swaps at the seat with fewest cards, and the seat with fewest cards goes on to win
+# a round only 31 % of the time (25 % is a fair share). Log-loss on the held-out positions:
+# 1.343 with this score, 1.386 for a fair share, 1.581 for the softmax over cards held alone
+# with a scale of 2 cards that this replaced (overconfident: it valued being short of cards
+# at move 40 as a likely win, and the search chased it).
+_CARD, _WILD, _TWO, _WAITING = -0.137, 0.19, 0.137, -0.09
+
+
+def win_chances(state: dict) -> list[float]:
+    """Each seat's chance to win the round from a sampled world's position (see above)."""
+    turn = state["turn"]
+    scores = []
+    for seat, hand in enumerate(state["hands"]):
+        wild = twos = 0
+        for card in hand:
+            rank = _rank(card)
+            if rank in ("J", "joker"):
+                wild += 1
+            elif rank == "2":
+                twos += 1
+        scores.append(_CARD * len(hand) + _WILD * wild + _TWO * twos
+                      + (0.0 if seat == turn else _WAITING))
+    top = max(scores)
+    weights = [math.exp(s - top) for s in scores]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
 def evaluate(state: dict, seat: int) -> float:
-    """A cut-off playout: the seat's chance to go out first, from the cards each holds."""
-    return win_share([len(h) for h in state["hands"]], seat, scale=2.0, rest=0.2)
+    """A cut-off playout: the seat's chance to win (``win_chances``), plus a fifth of its
+    share of the seats it holds fewer cards than, as ``win_reward`` values a lost round."""
+    p = win_chances(state)[seat]
+    return p + (1 - p) * 0.2 * progress_reward([len(h) for h in state["hands"]], seat)
 
 
 def expand(view: dict, legal: list) -> list:
