@@ -8,7 +8,6 @@ the heuristic bot always calls.
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 
@@ -19,10 +18,11 @@ from .search import (
     Beliefs,
     InfoSet,
     SearchBot,
+    chance_value,
     deal_hands,
     hold_out_draw_pile,
-    progress_reward,
     public_piles,
+    softmax,
     take,
     unseen,
     win_reward,
@@ -404,17 +404,13 @@ def win_chances(state: dict) -> list[float]:
                 twos += 1
         scores.append(_CARD * len(hand) + _WILD * wild + _TWO * twos
                       + (0.0 if seat == turn else _WAITING))
-    top = max(scores)
-    weights = [math.exp(s - top) for s in scores]
-    total = sum(weights)
-    return [w / total for w in weights]
+    return softmax(scores)
 
 
 def evaluate(state: dict, seat: int) -> float:
     """A cut-off playout: the seat's chance to win (``win_chances``), plus a fifth of its
     share of the seats it holds fewer cards than, as ``win_reward`` values a lost round."""
-    p = win_chances(state)[seat]
-    return p + (1 - p) * 0.2 * progress_reward([len(h) for h in state["hands"]], seat)
+    return chance_value(win_chances(state), [len(h) for h in state["hands"]], seat)
 
 
 def expand(view: dict, legal: list) -> list:

@@ -21,10 +21,11 @@ from .search import (
     CannotSearch,
     InfoSet,
     SearchBot,
+    chance_value,
     hold_out_draw_pile,
     placing_reward,
-    progress_reward,
     public_piles,
+    softmax,
     take,
     unseen,
 )
@@ -346,17 +347,13 @@ def win_chances(state: dict) -> list[float]:
                 hits += 1
         scores.append(_CARD * len(hand) + _WILD * wild + _HIT * hits
                       + (_TO_PLAY if seat == turn else 0.0))
-    top = max(scores)
-    weights = [math.exp(s - top) for s in scores]
-    total = sum(weights)
-    return [w / total for w in weights]
+    return softmax(scores)
 
 
 def evaluate(state: dict, seat: int) -> float:
     """A cut-off playout: the seat's chance to win the round (``win_chances``), plus a fifth
     of its share of the seats it holds fewer cards than, as ``reward`` values a lost round."""
-    p = win_chances(state)[seat]
-    return p + (1 - p) * 0.2 * progress_reward([len(h) for h in state["hands"]], seat)
+    return chance_value(win_chances(state), [len(h) for h in state["hands"]], seat)
 
 
 def reward(placings: list, seat: int) -> float:

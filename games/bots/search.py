@@ -323,17 +323,25 @@ def win_reward(placings: list, seat: int, rest: float = 0.2) -> float:
     return 1.0 if placings[seat] == 1 else rest * placing_reward(placings, seat)
 
 
+def softmax(scores: list[float]) -> list[float]:
+    """Each seat's share of ``exp(score)``: scores read as chances that sum to 1."""
+    top = max(scores)
+    weights = [math.exp(x - top) for x in scores]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def chance_value(chances: list[float], left: list, seat: int, rest: float = 0.2) -> float:
+    """A cut-off playout's value when going out first is what counts: the seat's chance to
+    win, plus ``rest`` times its expected placing share (``progress_reward``) otherwise."""
+    p = chances[seat]
+    return p + (1 - p) * rest * progress_reward(left, seat)
+
+
 def win_share(left: list, seat: int, scale: float = 2.0, rest: float = 0.2) -> float:
-    """A cut-off playout's value when going out first is what counts: the seat's share of a
-    softmax over minus the cards each seat holds (``scale`` cards apart is a factor e), read as
-    its chance to win, plus ``rest`` times its expected placing share otherwise."""
-    low = min(left)
-    weights = [math.exp((low - c) / scale) for c in left]
-    p = weights[seat] / sum(weights)
-    others = [c for i, c in enumerate(left) if i != seat]
-    behind = sum(1.0 if c > left[seat] else 0.5 if c == left[seat] else 0.0
-                 for c in others) / len(others) if others else 0.5
-    return p + (1 - p) * rest * behind
+    """``chance_value`` with the chances a softmax over minus the cards each seat holds
+    (``scale`` cards apart is a factor e)."""
+    return chance_value(softmax([-c / scale for c in left]), left, seat, rest)
 
 
 def progress_reward(left: list, seat: int) -> float:

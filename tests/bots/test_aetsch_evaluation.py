@@ -4,10 +4,11 @@ win from there, fitted on heuristic rounds (games/bots/aetsch.py, ``win_chances`
 from __future__ import annotations
 
 import math
-import random
 
-from games.bots import BOTS, aetsch
+from games.bots import aetsch
 from games.engine import GAMES
+
+from .calibration import round_log_loss
 
 AETSCH = GAMES["aetsch"]
 
@@ -31,23 +32,8 @@ def test_the_chances_predict_heuristic_rounds_better_than_a_fair_share():
     log-loss of the chance given to the seat that went on to win is below that of a fair
     share; the softmax over cards held alone (scale 2) that it replaced was far above it
     (1,578 positions: 1.333, against 1.386 and 1.541)."""
-    heuristic = BOTS["aetsch"]["heuristic"]
-    rng = random.Random(11)
-    loss = old = rows = 0.0
-    for deal in range(120):
-        state = AETSCH.new_game(4, 31_000 + deal)
-        seen, step = [], 0
-        while not AETSCH.is_round_over(state):
-            if step % 7 == 3 and state["phase"] == "play":
-                seen.append((aetsch.win_chances(state), [len(h) for h in state["hands"]]))
-            step += 1
-            seat = rng.choice(AETSCH.actors(state))
-            state, _ = AETSCH.apply(state, seat, heuristic.choose(
-                AETSCH.view(state, seat), AETSCH.legal_actions(state, seat), rng))
-        winner = AETSCH.round_result(state)["placings"].index(1)
-        for chances, left in seen:
-            loss -= math.log(chances[winner])
-            weights = [math.exp((min(left) - c) / 2.0) for c in left]
-            old -= math.log(weights[winner] / sum(weights))
-            rows += 1
-    assert loss / rows < math.log(4) < old / rows
+    rows, loss, old = round_log_loss("aetsch", aetsch.win_chances,
+                                     deals=range(31_000, 31_120), every=7, offset=3,
+                                     card_scale=2.0, rng_seed=11)
+    assert rows == 1578
+    assert loss < math.log(4) < old

@@ -12,6 +12,8 @@ from games.bots import BOTS, kato
 from games.bots.search import InfoSet, SearchBot
 from games.engine import GAMES
 
+from .calibration import round_log_loss
+
 KATO = GAMES["kato"]
 
 
@@ -138,27 +140,11 @@ def test_win_chances_predict_heuristic_rounds_better_than_a_fair_share():
     the log-loss of the chance ``win_chances`` gives the seat that went on to win the round is
     well below that of a fair share and of the softmax over cards held alone (scale 1.5) that
     it replaced (1,320 positions: 1.235, against 1.386 and 1.457)."""
-    heuristic = BOTS["kato"]["heuristic"]
-    rng = random.Random(12)
-    loss = old = rows = 0.0
-    for match in range(150):
-        state = KATO.new_game(4, 41_000 + match)
-        seen, step = [], 0
-        while not KATO.is_round_over(state):
-            if step % 5 == 2 and state["phase"] == "play":
-                seen.append((kato.win_chances(state), [len(h) for h in state["hands"]]))
-            step += 1
-            seat = rng.choice(KATO.actors(state))
-            state, _ = KATO.apply(state, seat, heuristic.choose(
-                KATO.view(state, seat), KATO.legal_actions(state, seat), rng))
-        winner = state["last_result"]["winner"]
-        for chances, left in seen:
-            loss -= math.log(chances[winner])
-            weights = [math.exp((min(left) - c) / 1.5) for c in left]
-            old -= math.log(weights[winner] / sum(weights))
-            rows += 1
-    assert loss / rows < math.log(4) - 0.1
-    assert loss / rows < old / rows - 0.1
+    rows, loss, old = round_log_loss("kato", kato.win_chances, deals=range(41_000, 41_150),
+                                     every=5, offset=2, card_scale=1.5, rng_seed=12)
+    assert rows == 1320
+    assert loss < math.log(4) - 0.1
+    assert loss < old - 0.1
 
 
 def test_win_chances_follow_cards_held_wild_cards_and_the_turn():
