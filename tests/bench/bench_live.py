@@ -23,6 +23,9 @@ configuration (8 and 32 tables by default; websocket and HTTP) it prints
   bound the figures; ``--client-ceiling`` measures how many moves/s the client can drive
   against a do-nothing websocket server, no database needed), and what everything else on
   the machine used meanwhile (PostgreSQL, Redis, other users: the machine may be shared).
+  ``--client-ceiling`` also serves the same do-nothing protocol as a bare ASGI app under
+  uvicorn, configured as the real server is: its CPU per move is the floor under any server
+  of this stack (uvicorn and CPython carrying one move's frames, nothing else).
 
 The boardgame.io peer (``/work/shared/anchors/bgio/run.sh``, or ``$BGIO_ANCHOR``, used as it
 is: it installs boardgame.io from npm into a temp folder and pins its server to core 0 and its
@@ -815,6 +818,21 @@ def bgio(matches: int, seconds: float) -> dict | None:
 
 
 # --- how fast can the load client go? -----------------------------------------------------------
+_FAKE_PAD = "x" * 700
+
+
+def _fake_frame(op: str, table_id: str, version: int, seat: int, actor: int) -> str:
+    """A ~1 KB ``tableEvents`` frame of the fake servers."""
+    view = {"__typename": "KatoView", "seat": seat, "actors": [actor],
+            "hand": ["S7", "H9", "DQ", "CK", "SA"],
+            "legalActions": [{"play": {"card": c}} for c in ("S7", "H9", "DQ")],
+            "raw": {"pad": _FAKE_PAD}}
+    return json.dumps({"id": op, "type": "next", "payload": {"data": {"tableEvents": {
+        "tableId": table_id, "seq": version, "kind": "action", "version": version,
+        "status": "playing", "events": [{"type": "played", "data": {"seat": actor}}],
+        "view": view}}}})
+
+
 def fake_server(port: int) -> None:
     """A stand-in for the server that costs next to nothing: it speaks graphql-transport-ws,
     answers each ``act`` at once and pushes a ~1 KB ``tableEvents`` frame to both seats of the
@@ -822,17 +840,7 @@ def fake_server(port: int) -> None:
     from websockets.asyncio.server import serve
 
     tables: dict[str, dict] = {}
-    pad = "x" * 700
-
-    def frame(op: str, table_id: str, version: int, seat: int, actor: int) -> str:
-        view = {"__typename": "KatoView", "seat": seat, "actors": [actor],
-                "hand": ["S7", "H9", "DQ", "CK", "SA"],
-                "legalActions": [{"play": {"card": c}} for c in ("S7", "H9", "DQ")],
-                "raw": {"pad": pad}}
-        return json.dumps({"id": op, "type": "next", "payload": {"data": {"tableEvents": {
-            "tableId": table_id, "seq": version, "kind": "action", "version": version,
-            "status": "playing", "events": [{"type": "played", "data": {"seat": actor}}],
-            "view": view}}}})
+    frame = _fake_frame
 
     async def handler(ws):
         await ws.recv()
@@ -864,10 +872,60 @@ def fake_server(port: int) -> None:
     asyncio.run(run())
 
 
-async def client_ceiling(n_tables: int, seconds: float, compression) -> None:
+def fake_asgi_server(port: int) -> None:
+    """``fake_server``'s protocol as a bare ASGI app under uvicorn, as the real server is run
+    (websockets-sansio, no permessage-deflate): no Django, Channels, GraphQL, database or
+    Redis. Its CPU per move is what uvicorn and CPython cost to carry one move's frames (one
+    received, two answered, one pushed to each seat), the floor under any server of this
+    stack (``--client-ceiling``)."""
+    import uvicorn
+
+    tables: dict[str, dict] = {}
+
+    async def app(scope, receive, send):
+        if scope["type"] != "websocket":
+            return
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept", "subprotocol": "graphql-transport-ws"})
+        while True:
+            message = await receive()
+            if message["type"] != "websocket.receive":
+                return
+            msg = json.loads(message.get("text") or message.get("bytes"))
+            if msg.get("type") == "connection_init":
+                await send({"type": "websocket.send", "text": '{"type":"connection_ack"}'})
+                continue
+            if msg.get("type") != "subscribe":
+                continue
+            variables = msg["payload"]["variables"]
+            table = tables.setdefault(variables["id"], {"version": 1, "subs": []})
+            if "tableEvents" in msg["payload"]["query"]:
+                seat = len(table["subs"])
+                table["subs"].append((send, msg["id"], seat))
+                await send({"type": "websocket.send", "text": _fake_frame(
+                    msg["id"], variables["id"], table["version"], seat, 0)})
+                continue
+            table["version"] += 1
+            v = table["version"]
+            await send({"type": "websocket.send", "text": json.dumps(
+                {"id": msg["id"], "type": "next", "payload": {"data": {"act": {
+                    "version": v, "seq": v, "replayed": False, "errors": []}}}})})
+            await send({"type": "websocket.send",
+                        "text": json.dumps({"id": msg["id"], "type": "complete"})})
+            for sub_send, op, seat in table["subs"]:
+                await sub_send({"type": "websocket.send",
+                                "text": _fake_frame(op, variables["id"], v, seat, v % 2)})
+
+    uvicorn.run(app, host="127.0.0.1", port=port, ws="websockets-sansio",
+                ws_per_message_deflate=False, lifespan="off", log_level="warning")
+
+
+async def client_ceiling(n_tables: int, seconds: float, compression,
+                         kind: str = "websockets") -> None:
     port = _free_port()
+    flag = "--fake-server" if kind == "websockets" else "--fake-asgi-server"
     proc = subprocess.Popen(["taskset", "-c", SERVER_CORES, sys.executable, __file__,
-                             "--fake-server", str(port)], start_new_session=True)
+                             flag, str(port)], start_new_session=True)
     try:
         url = f"http://127.0.0.1:{port}"
         for _ in range(100):
@@ -898,12 +956,13 @@ async def client_ceiling(n_tables: int, seconds: float, compression) -> None:
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(10)
-    print(f"load client ceiling, {n_tables} tables against a do-nothing websocket server: "
+    print(f"load client ceiling, {n_tables} tables against a do-nothing {kind} server: "
           f"{stats.acted / elapsed:,.0f} moves/s, p50 {pct(stats.latencies, 50) * 1000:.1f} ms, "
           f"p99 {pct(stats.latencies, 99) * 1000:.1f} ms; client CPU "
           f"{100 * (c1 - c0) / elapsed:.0f}% of core {CLIENT_CORE} "
           f"({(c1 - c0) * 1e6 / max(stats.acted, 1):.0f} us/move), fake server "
-          f"{100 * (s1 - s0) / elapsed:.0f}% of core {SERVER_CORES}")
+          f"{100 * (s1 - s0) / elapsed:.0f}% of core {SERVER_CORES} "
+          f"({(s1 - s0) * 1e3 / max(stats.acted, 1):.3f} ms/move)")
 
 
 # --- printing ----------------------------------------------------------------------------------
@@ -1157,15 +1216,21 @@ def main():
                         help="only measure how many moves/s the load client itself can drive "
                              "(against a do-nothing websocket server; no database needed)")
     parser.add_argument("--fake-server", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--fake-asgi-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.fake_server:
         fake_server(args.fake_server)
         return
+    if args.fake_asgi_server:
+        fake_asgi_server(args.fake_asgi_server)
+        return
     if args.client_ceiling:
         os.sched_setaffinity(0, {CLIENT_CORE})
         for n in args.tables:
-            asyncio.run(client_ceiling(n, min(args.seconds, 8),
-                                       None if args.ws_compression == "none" else "deflate"))
+            for kind in ("websockets", "uvicorn ASGI"):
+                asyncio.run(client_ceiling(n, min(args.seconds, 8),
+                                           None if args.ws_compression == "none" else "deflate",
+                                           kind))
         return
     if args.turn_clock:
         TURN_CLOCK["turnClockSeconds"] = args.turn_clock
