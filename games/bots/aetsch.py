@@ -242,12 +242,49 @@ def _passed_over(card: str, top: str, suit: str, counts: list | None, p: int,
     return {"x:" + suit + "-" + r for r in _PREFERRED.get(rank, ()) if r not in skip}
 
 
+def _hands_given_away(history: tuple, me: int, hand: list) -> dict[int, list]:
+    """The seat's own hand just before each swap it was part of, by the index of the
+    ``swapped`` event: what the other player of the swap holds from then on. Followed from
+    the events the seat was sent (its deal, the cards it drew, was given, gave and played,
+    the hand a swap gave it); empty when that account does not end in the view's hand (a
+    history cut short)."""
+    mine: list | None = None
+    out: dict[int, list] = {}
+    for i, e in enumerate(history):
+        kind = e.get("type")
+        if kind == "round_started":
+            mine, out = None, {}
+        elif kind == "dealt" and e.get("seat") == me:
+            mine = list(e["cards"])
+        elif mine is None:
+            continue
+        elif kind == "drew_cards" and e.get("seat") == me:
+            mine.extend(e["cards"])
+        elif kind == "received_card" and e.get("seat") == me:
+            mine.append(e["card"])
+        elif kind == "gave_card" and e.get("to") == me:
+            mine.append(e["card"])
+        elif kind in ("gave_card", "played") and e.get("seat") == me:
+            if e["card"] not in mine:
+                return {}
+            mine.remove(e["card"])
+        elif kind == "swapped" and me in e["seats"]:
+            out[i] = list(mine)
+        elif kind == "hand_swapped" and e.get("seat") == me:
+            mine = list(e["cards"])
+    if mine is None or Counter(mine) != Counter(hand):
+        return {}
+    return out
+
+
 def observe(info: InfoSet) -> Beliefs:
     """The round's public events as seen by the seat: who drew instead of playing (void in
-    what fitted), who gave whom what, whose hand the seat peeked at, hands swapped."""
+    what fitted), who gave whom what, whose hand the seat peeked at, hands swapped (and the
+    hand it gave away in a swap of its own, known card by card)."""
     v = info.view
     me = info.seat
     b = Beliefs(v["players"], features)
+    given_away = _hands_given_away(info.history, me, v["hand"])
     top = suit = None
     pending = None  # (seat, features) after a draw, until we see whether the card fitted
     before = _counts_before(info.history, v["hand_counts"])
@@ -313,6 +350,8 @@ def observe(info: InfoSet) -> Beliefs:
             b.reveal(e["target"], e["cards"])
         elif kind == "swapped":
             b.swap(*e["seats"])
+            if i in given_away:
+                b.reveal(next(t for t in e["seats"] if t != me), given_away[i])
     if pending is not None and pending[0] != me and not (
             v["phase"] == "drawn" and v["turn"] == pending[0]):  # else it fitted: to play
         b.forbid(*pending)

@@ -135,6 +135,48 @@ def test_an_aetsch_world_never_gives_a_card_to_a_seat_known_void_in_it():
     _worlds_respect_the_void(aetsch, state, info, beliefs, void_seat, unfit)
 
 
+def _swapped_with_seat():
+    """The first position of a heuristic Ätsch round right after a joker swapped SEAT's hand
+    with another seat's: the state, SEAT's InfoSet and the other seat."""
+    engine = GAMES["aetsch"]
+    for seed in range(1, 100):
+        for state, events, _, new in _heuristic_match("aetsch", seed):
+            swap = next((e for e in new if e["type"] == "swapped" and SEAT in e["seats"]), None)
+            if swap is not None and not engine.is_round_over(state):
+                other = next(t for t in swap["seats"] if t != SEAT)
+                return state, _info(engine, state, events), other
+    pytest.fail("no swap with SEAT in 100 heuristic rounds")
+
+
+def test_an_aetsch_seat_knows_the_hand_it_gave_away_in_a_swap():
+    # After a joker swapped SEAT's hand with another's, that player holds SEAT's old hand,
+    # card for card: SEAT followed it from its deal, draws, gifts and plays. Every world
+    # deals it that hand; without the history a world deals it unseen cards.
+    state, info, other = _swapped_with_seat()
+    beliefs = aetsch.observe(info)
+    assert Counter(beliefs.known[other]) == Counter(state["hands"][other])
+    assert beliefs.groups[other] == []
+    for i in range(20):
+        world = aetsch.determinize(info, random.Random(i), beliefs)
+        assert Counter(world["hands"][other]) == Counter(state["hands"][other])
+    blind = InfoSet(SEAT, info.view, info.legal, ())
+    assert any(Counter(aetsch.determinize(blind, random.Random(i))["hands"][other])
+               != Counter(state["hands"][other]) for i in range(5))
+
+
+def test_an_aetsch_history_that_does_not_add_up_reveals_no_swapped_hand():
+    # The account of SEAT's own cards must end in the hand its view shows; a history cut
+    # short (no deal) or one that does not add up tells nothing about the swapped hand.
+    state, info, other = _swapped_with_seat()
+    assert aetsch._hands_given_away(info.history, SEAT, info.view["hand"])
+    no_deal = tuple(e for e in info.history if e["type"] != "dealt")
+    assert aetsch._hands_given_away(no_deal, SEAT, info.view["hand"]) == {}
+    wrong = list(info.view["hand"])[1:] + ["joker"]
+    assert aetsch._hands_given_away(info.history, SEAT, wrong) == {}
+    beliefs = aetsch.observe(InfoSet(SEAT, info.view, info.legal, no_deal))
+    assert beliefs.known[other] == []
+
+
 def test_a_karma_world_puts_a_taken_pile_in_the_taker_s_hand():
     def took(events, seat):
         return any(e["type"] == "took_pile" and len(e["cards"]) >= 3 for e in events)
