@@ -872,7 +872,7 @@ def fake_server(port: int) -> None:
     asyncio.run(run())
 
 
-def fake_asgi_server(port: int) -> None:
+def fake_asgi_server(port: int, through_channels: bool = False) -> None:
     """``fake_server``'s protocol as a bare ASGI app under uvicorn, as the real server is run
     (websockets-sansio, no permessage-deflate): no Django, Channels, GraphQL, database or
     Redis. Its CPU per move is what uvicorn and CPython cost to carry one move's frames (one
@@ -881,6 +881,9 @@ def fake_asgi_server(port: int) -> None:
     import uvicorn
 
     tables: dict[str, dict] = {}
+
+    def channels_app():
+        return _fake_channels_app(tables)
 
     async def app(scope, receive, send):
         if scope["type"] != "websocket":
@@ -916,14 +919,68 @@ def fake_asgi_server(port: int) -> None:
                 await sub_send({"type": "websocket.send",
                                 "text": _fake_frame(op, variables["id"], v, seat, v % 2)})
 
-    uvicorn.run(app, host="127.0.0.1", port=port, ws="websockets-sansio",
-                ws_per_message_deflate=False, lifespan="off", log_level="warning")
+    uvicorn.run(channels_app() if through_channels else app, host="127.0.0.1", port=port,
+                ws="websockets-sansio", ws_per_message_deflate=False, lifespan="off",
+                log_level="warning")
+
+
+def _fake_channels_app(tables: dict):
+    """``fake_asgi_server``'s protocol in a Channels ``AsyncWebsocketConsumer`` behind
+    ``ProtocolTypeRouter`` and ``URLRouter``, as the real socket is served (an in-memory
+    channel layer: nothing is sent on it per move; no thread hop per frame, as in
+    config/graphql.py)."""
+    import django
+    from django.conf import settings
+
+    settings.configure(CHANNEL_LAYERS={"default": {
+        "BACKEND": "channels.layers.InMemoryChannelLayer"}})
+    django.setup()
+    from channels.consumer import get_handler_name
+    from channels.generic.websocket import AsyncWebsocketConsumer
+    from channels.routing import ProtocolTypeRouter, URLRouter
+    from django.urls import re_path
+
+    class Fake(AsyncWebsocketConsumer):
+        async def dispatch(self, message):
+            # As config/graphql.py's consumer: no thread hop per frame to close stale
+            # database connections.
+            await getattr(self, get_handler_name(message))(message)
+
+        async def connect(self):
+            await self.accept("graphql-transport-ws")
+
+        async def receive(self, text_data=None, bytes_data=None):
+            msg = json.loads(text_data or bytes_data)
+            if msg.get("type") == "connection_init":
+                await self.send('{"type":"connection_ack"}')
+                return
+            if msg.get("type") != "subscribe":
+                return
+            variables = msg["payload"]["variables"]
+            table = tables.setdefault(variables["id"], {"version": 1, "subs": []})
+            if "tableEvents" in msg["payload"]["query"]:
+                seat = len(table["subs"])
+                table["subs"].append((self, msg["id"], seat))
+                await self.send(_fake_frame(msg["id"], variables["id"], table["version"],
+                                            seat, 0))
+                return
+            table["version"] += 1
+            v = table["version"]
+            await self.send(json.dumps({"id": msg["id"], "type": "next", "payload": {"data": {
+                "act": {"version": v, "seq": v, "replayed": False, "errors": []}}}}))
+            await self.send(json.dumps({"id": msg["id"], "type": "complete"}))
+            for consumer, op, seat in table["subs"]:
+                await consumer.send(_fake_frame(op, variables["id"], v, seat, v % 2))
+
+    return ProtocolTypeRouter({"websocket": URLRouter([re_path(r"^graphql/?$",
+                                                               Fake.as_asgi())])})
 
 
 async def client_ceiling(n_tables: int, seconds: float, compression,
                          kind: str = "websockets") -> None:
     port = _free_port()
-    flag = "--fake-server" if kind == "websockets" else "--fake-asgi-server"
+    flag = {"websockets": "--fake-server", "uvicorn ASGI": "--fake-asgi-server",
+            "uvicorn + Channels consumer": "--fake-channels-server"}[kind]
     proc = subprocess.Popen(["taskset", "-c", SERVER_CORES, sys.executable, __file__,
                              flag, str(port)], start_new_session=True)
     try:
@@ -1217,17 +1274,19 @@ def main():
                              "(against a do-nothing websocket server; no database needed)")
     parser.add_argument("--fake-server", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--fake-asgi-server", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--fake-channels-server", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.fake_server:
         fake_server(args.fake_server)
         return
-    if args.fake_asgi_server:
-        fake_asgi_server(args.fake_asgi_server)
+    if args.fake_asgi_server or args.fake_channels_server:
+        fake_asgi_server(args.fake_asgi_server or args.fake_channels_server,
+                         through_channels=bool(args.fake_channels_server))
         return
     if args.client_ceiling:
         os.sched_setaffinity(0, {CLIENT_CORE})
         for n in args.tables:
-            for kind in ("websockets", "uvicorn ASGI"):
+            for kind in ("websockets", "uvicorn ASGI", "uvicorn + Channels consumer"):
                 asyncio.run(client_ceiling(n, min(args.seconds, 8),
                                            None if args.ws_compression == "none" else "deflate",
                                            kind))
