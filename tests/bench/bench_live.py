@@ -833,36 +833,49 @@ def _fake_frame(op: str, table_id: str, version: int, seat: int, actor: int) -> 
         "view": view}}}})
 
 
+class _FakeProtocol:
+    """The do-nothing servers' graphql-transport-ws: answers ``connection_init``, answers
+    each ``act`` at once (``next`` and ``complete``) and pushes a ~1 KB ``tableEvents`` frame
+    to both seats of the table. ``handle`` takes a frame's text and an async function that
+    sends a text on that socket."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, dict] = {}
+
+    async def handle(self, raw, send) -> None:
+        msg = json.loads(raw)
+        if msg.get("type") == "connection_init":
+            await send('{"type":"connection_ack"}')
+            return
+        if msg.get("type") != "subscribe":
+            return
+        variables = msg["payload"]["variables"]
+        table = self.tables.setdefault(variables["id"], {"version": 1, "subs": []})
+        if "tableEvents" in msg["payload"]["query"]:
+            seat = len(table["subs"])
+            table["subs"].append((send, msg["id"], seat))
+            await send(_fake_frame(msg["id"], variables["id"], table["version"], seat, 0))
+            return
+        table["version"] += 1
+        v = table["version"]
+        await send(json.dumps({"id": msg["id"], "type": "next", "payload": {"data": {
+            "act": {"version": v, "seq": v, "replayed": False, "errors": []}}}}))
+        await send(json.dumps({"id": msg["id"], "type": "complete"}))
+        for sub_send, op, seat in table["subs"]:
+            await sub_send(_fake_frame(op, variables["id"], v, seat, v % 2))
+
+
 def fake_server(port: int) -> None:
-    """A stand-in for the server that costs next to nothing: it speaks graphql-transport-ws,
-    answers each ``act`` at once and pushes a ~1 KB ``tableEvents`` frame to both seats of the
-    table. Run pinned to the server core by ``--client-ceiling``; measures the load client."""
+    """A stand-in for the server that costs next to nothing (``_FakeProtocol`` on the
+    websockets library's server). Run pinned to the server core by ``--client-ceiling``;
+    measures the load client."""
     from websockets.asyncio.server import serve
 
-    tables: dict[str, dict] = {}
-    frame = _fake_frame
+    protocol = _FakeProtocol()
 
     async def handler(ws):
-        await ws.recv()
-        await ws.send('{"type":"connection_ack"}')
         async for raw in ws:
-            msg = json.loads(raw)
-            if msg.get("type") != "subscribe":
-                continue
-            variables = msg["payload"]["variables"]
-            table = tables.setdefault(variables["id"], {"version": 1, "subs": []})
-            if "tableEvents" in msg["payload"]["query"]:
-                seat = len(table["subs"])
-                table["subs"].append((ws, msg["id"], seat))
-                await ws.send(frame(msg["id"], variables["id"], table["version"], seat, 0))
-                continue
-            table["version"] += 1
-            v = table["version"]
-            await ws.send(json.dumps({"id": msg["id"], "type": "next", "payload": {"data": {
-                "act": {"version": v, "seq": v, "replayed": False, "errors": []}}}}))
-            await ws.send(json.dumps({"id": msg["id"], "type": "complete"}))
-            for sub_ws, op, seat in table["subs"]:
-                await sub_ws.send(frame(op, variables["id"], v, seat, v % 2))
+            await protocol.handle(raw, ws.send)
 
     async def run():
         async with serve(handler, "127.0.0.1", port, subprotocols=["graphql-transport-ws"],
@@ -873,62 +886,39 @@ def fake_server(port: int) -> None:
 
 
 def fake_asgi_server(port: int, through_channels: bool = False) -> None:
-    """``fake_server``'s protocol as a bare ASGI app under uvicorn, as the real server is run
+    """``_FakeProtocol`` as a bare ASGI app under uvicorn, as the real server is run
     (websockets-sansio, no permessage-deflate): no Django, Channels, GraphQL, database or
     Redis. Its CPU per move is what uvicorn and CPython cost to carry one move's frames (one
     received, two answered, one pushed to each seat), the floor under any server of this
-    stack (``--client-ceiling``)."""
+    stack (``--client-ceiling``). ``through_channels``: in a Channels consumer instead."""
     import uvicorn
 
-    tables: dict[str, dict] = {}
-
-    def channels_app():
-        return _fake_channels_app(tables)
+    protocol = _FakeProtocol()
 
     async def app(scope, receive, send):
         if scope["type"] != "websocket":
             return
+
+        async def send_text(text):
+            await send({"type": "websocket.send", "text": text})
+
         await receive()  # websocket.connect
         await send({"type": "websocket.accept", "subprotocol": "graphql-transport-ws"})
         while True:
             message = await receive()
             if message["type"] != "websocket.receive":
                 return
-            msg = json.loads(message.get("text") or message.get("bytes"))
-            if msg.get("type") == "connection_init":
-                await send({"type": "websocket.send", "text": '{"type":"connection_ack"}'})
-                continue
-            if msg.get("type") != "subscribe":
-                continue
-            variables = msg["payload"]["variables"]
-            table = tables.setdefault(variables["id"], {"version": 1, "subs": []})
-            if "tableEvents" in msg["payload"]["query"]:
-                seat = len(table["subs"])
-                table["subs"].append((send, msg["id"], seat))
-                await send({"type": "websocket.send", "text": _fake_frame(
-                    msg["id"], variables["id"], table["version"], seat, 0)})
-                continue
-            table["version"] += 1
-            v = table["version"]
-            await send({"type": "websocket.send", "text": json.dumps(
-                {"id": msg["id"], "type": "next", "payload": {"data": {"act": {
-                    "version": v, "seq": v, "replayed": False, "errors": []}}}})})
-            await send({"type": "websocket.send",
-                        "text": json.dumps({"id": msg["id"], "type": "complete"})})
-            for sub_send, op, seat in table["subs"]:
-                await sub_send({"type": "websocket.send",
-                                "text": _fake_frame(op, variables["id"], v, seat, v % 2)})
+            await protocol.handle(message.get("text") or message.get("bytes"), send_text)
 
-    uvicorn.run(channels_app() if through_channels else app, host="127.0.0.1", port=port,
-                ws="websockets-sansio", ws_per_message_deflate=False, lifespan="off",
-                log_level="warning")
+    uvicorn.run(_fake_channels_app(protocol) if through_channels else app, host="127.0.0.1",
+                port=port, ws="websockets-sansio", ws_per_message_deflate=False,
+                lifespan="off", log_level="warning")
 
 
-def _fake_channels_app(tables: dict):
-    """``fake_asgi_server``'s protocol in a Channels ``AsyncWebsocketConsumer`` behind
-    ``ProtocolTypeRouter`` and ``URLRouter``, as the real socket is served (an in-memory
-    channel layer: nothing is sent on it per move; no thread hop per frame, as in
-    config/graphql.py)."""
+def _fake_channels_app(protocol: _FakeProtocol):
+    """``protocol`` in a Channels ``AsyncWebsocketConsumer`` behind ``ProtocolTypeRouter``
+    and ``URLRouter``, as the real socket is served (an in-memory channel layer: nothing is
+    sent on it per move; no thread hop per frame, as in config/graphql.py)."""
     import django
     from django.conf import settings
 
@@ -950,27 +940,7 @@ def _fake_channels_app(tables: dict):
             await self.accept("graphql-transport-ws")
 
         async def receive(self, text_data=None, bytes_data=None):
-            msg = json.loads(text_data or bytes_data)
-            if msg.get("type") == "connection_init":
-                await self.send('{"type":"connection_ack"}')
-                return
-            if msg.get("type") != "subscribe":
-                return
-            variables = msg["payload"]["variables"]
-            table = tables.setdefault(variables["id"], {"version": 1, "subs": []})
-            if "tableEvents" in msg["payload"]["query"]:
-                seat = len(table["subs"])
-                table["subs"].append((self, msg["id"], seat))
-                await self.send(_fake_frame(msg["id"], variables["id"], table["version"],
-                                            seat, 0))
-                return
-            table["version"] += 1
-            v = table["version"]
-            await self.send(json.dumps({"id": msg["id"], "type": "next", "payload": {"data": {
-                "act": {"version": v, "seq": v, "replayed": False, "errors": []}}}}))
-            await self.send(json.dumps({"id": msg["id"], "type": "complete"}))
-            for consumer, op, seat in table["subs"]:
-                await consumer.send(_fake_frame(op, variables["id"], v, seat, v % 2))
+            await protocol.handle(text_data or bytes_data, self.send)
 
     return ProtocolTypeRouter({"websocket": URLRouter([re_path(r"^graphql/?$",
                                                                Fake.as_asgi())])})
