@@ -20,9 +20,9 @@ from .search import (
     SearchBot,
     chance_value,
     deal_hands,
+    hand_chances,
     hold_out_draw_pile,
     public_piles,
-    softmax,
     take,
     unseen,
     win_reward,
@@ -427,23 +427,15 @@ def rollout_view(state: dict, seat: int) -> dict:
 # with a scale of 2 cards that this replaced (overconfident: it valued being short of cards
 # at move 40 as a likely win, and the search chased it).
 _CARD, _WILD, _TWO, _WAITING = -0.137, 0.19, 0.137, -0.09
+_CARD_SCORE = {c: _CARD + (_WILD if _rank(c) in ("J", "joker") else _TWO if _rank(c) == "2"
+                           else 0.0) for c in [*RANK_OF, "joker"]}
 
 
 def win_chances(state: dict) -> list[float]:
-    """Each seat's chance to win the round from a sampled world's position (see above)."""
-    turn = state["turn"]
-    scores = []
-    for seat, hand in enumerate(state["hands"]):
-        wild = twos = 0
-        for card in hand:
-            rank = _rank(card)
-            if rank in ("J", "joker"):
-                wild += 1
-            elif rank == "2":
-                twos += 1
-        scores.append(_CARD * len(hand) + _WILD * wild + _TWO * twos
-                      + (0.0 if seat == turn else _WAITING))
-    return softmax(scores)
+    """Each seat's chance to win the round from a sampled world's position (see above; a
+    softmax does not change when every score moves alike, so -0.09 for each seat not to
+    play is +0.09 for the seat to play)."""
+    return hand_chances(state["hands"], state["turn"], _CARD_SCORE, -_WAITING)
 
 
 def evaluate(state: dict, seat: int) -> float:

@@ -22,10 +22,10 @@ from .search import (
     InfoSet,
     SearchBot,
     chance_value,
+    hand_chances,
     hold_out_draw_pile,
     placing_reward,
     public_piles,
-    softmax,
     take,
     unseen,
 )
@@ -332,22 +332,13 @@ def rollout_view(state: dict, seat: int) -> dict:
 # (worse than knowing nothing: it took a card fewer for a large edge, and a wild card in hand
 # for nothing).
 _CARD, _WILD, _HIT, _TO_PLAY = -0.327, 0.825, 0.087, 0.109
+_CARD_SCORE = {c: _CARD + (_WILD if IS_WILD[c] else _HIT if RANK[c] in _HITS else 0.0)
+               for c in RANK}
 
 
 def win_chances(state: dict) -> list[float]:
     """Each seat's chance to win the round from a sampled world's position (see above)."""
-    turn = state["turn"]
-    scores = []
-    for seat, hand in enumerate(state["hands"]):
-        wild = hits = 0
-        for card in hand:
-            if IS_WILD[card]:
-                wild += 1
-            elif RANK[card] in _HITS:
-                hits += 1
-        scores.append(_CARD * len(hand) + _WILD * wild + _HIT * hits
-                      + (_TO_PLAY if seat == turn else 0.0))
-    return softmax(scores)
+    return hand_chances(state["hands"], state["turn"], _CARD_SCORE, _TO_PLAY)
 
 
 def evaluate(state: dict, seat: int) -> float:

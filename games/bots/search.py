@@ -331,6 +331,14 @@ def softmax(scores: list[float]) -> list[float]:
     return [w / total for w in weights]
 
 
+def hand_chances(hands: list, turn, card_score: dict, to_play: float) -> list[float]:
+    """Each seat's chance to win from a position: a softmax over the sum of its cards'
+    ``card_score`` (a fitted value per card code), plus ``to_play`` for the seat whose turn
+    it is."""
+    return softmax([sum(card_score[c] for c in hand) + (to_play if seat == turn else 0.0)
+                    for seat, hand in enumerate(hands)])
+
+
 def chance_value(chances: list[float], left: list, seat: int, rest: float = 0.2) -> float:
     """A cut-off playout's value when going out first is what counts: the seat's chance to
     win, plus ``rest`` times its expected placing share (``progress_reward``) otherwise."""
