@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from functools import partial
 
-from games.engine.aetsch import AETSCH, RANK_OF, SUIT_OF
+from games.engine.aetsch import AETSCH, PLAY, RANK_OF, SUIT_OF
 
 from .base import Bot, GameBots, RandomBot
 from .search import (
@@ -93,17 +94,27 @@ class HeuristicBot(Bot):
                 return by_type[kind]
         return legal_actions[0]
 
-    def _wish(self, rest: list) -> str:
+    @staticmethod
+    def _wish(rest: list) -> str:
         held = Counter(_suit(c) for c in rest if c != "joker")
         return max(SUITS, key=lambda s: (held[s], -SUITS.index(s)))
 
     def _best_play(self, view: dict, hand: list, plays: list[dict],
                    rng: random.Random) -> dict:
+        best, best_score = None, None
+        for choice, score in self._scored_plays(view, hand, plays):
+            score += 0.3 * rng.random()  # breaks ties, and cycles between heuristic bots
+            if best_score is None or score > best_score:
+                best, best_score = choice, score
+        return best
+
+    def _scored_plays(self, view: dict, hand: list, plays: list[dict]):
+        """Each distinct play (by its card, a wild one with the suit it would wish) with its
+        score before the tie-break, in the order of ``plays``."""
         counts = view["hand_counts"]
         nxt = (view["seat"] + view["direction"]) % len(counts)
         small = len(hand) <= 2
         scarce = view["draw_count"] < 10
-        best, best_score = None, None
         seen: set = set()
         for action in plays:
             card = action["card"]
@@ -130,10 +141,7 @@ class HeuristicBot(Bot):
             if counts[nxt] <= 2 and rank in ("2", "7", "joker"):
                 score += 4.0
             score += 0.6 * sum(1 for c in rest if _suit(c) == new_suit)
-            score += 0.3 * rng.random()  # breaks ties, and cycles between heuristic bots
-            if best_score is None or score > best_score:
-                best, best_score = choice, score
-        return best
+            yield choice, score
 
     def _card_to_give(self, hand: list) -> str:
         held = Counter(_suit(c) for c in hand if c != "joker")
@@ -155,6 +163,36 @@ class HeuristicBot(Bot):
             return {"type": "reroll"}
         most = max((t for t in others if t != leader), key=lambda t: (counts[t], -t))
         return {"type": "swap", "seats": sorted([leader, most])}
+
+
+def _wished(suit: str, hand: list) -> bool:
+    """Whether the heuristic, holding ``hand`` after its J or joker, wishes ``suit``."""
+    return HeuristicBot._wish(hand) == suit
+
+
+def _replays_play(seen: dict, card: str, hand: list) -> bool:
+    """Whether the heuristic, holding ``hand`` where it played ``card`` from its hand (the
+    public position ``seen``: seat, top card, suit, hand counts, direction, house rules),
+    may have played it: its score is within the tie-break (0.3) of the best of its plays,
+    with the draw pile low or not as ``seen["scarce"]`` allows (True, False or None:
+    either)."""
+    p = seen["seat"]
+    hands = [[] for _ in range(len(seen["hand_counts"]))]
+    hands[p] = hand
+    legal = AETSCH.legal_actions(
+        {"phase": PLAY, "turn": p, "hands": hands, "players": len(hands),
+         "discard_pile": [seen["top"]], "suit": seen["suit"], "options": seen["options"]}, p)
+    plays = [a for a in legal if a["type"] == "play"]
+    for scarce in ((True, False) if seen["scarce"] is None else (seen["scarce"],)):
+        view = {**seen, "hand": hand, "draw_count": 0 if scarce else 10}
+        best = mine = None
+        for choice, score in _HEURISTIC._scored_plays(view, hand, plays):
+            best = score if best is None else max(best, score)
+            if choice["card"] == card:
+                mine = score
+        if mine is not None and mine > best - 0.3 - 1e-9:
+            return True
+    return False
 
 
 def features(card: str) -> tuple:
@@ -280,7 +318,9 @@ def _hands_given_away(history: tuple, me: int, hand: list) -> dict[int, list]:
 def observe(info: InfoSet) -> Beliefs:
     """The round's public events as seen by the seat: who drew instead of playing (void in
     what fitted), who gave whom what, whose hand the seat peeked at, hands swapped (and the
-    hand it gave away in a swap of its own, known card by card)."""
+    hand it gave away in a swap of its own, known card by card); and a suit wished with a J or
+    a joker is the suit the player holds most of, and a play from the hand is one the
+    heuristic scores best but for its tie-break (checks of a whole hand, ``Beliefs.checks``)."""
     v = info.view
     me = info.seat
     b = Beliefs(v["players"], features)
@@ -301,6 +341,7 @@ def observe(info: InfoSet) -> Beliefs:
     for i, e in enumerate(info.history):
         kind = e.get("type")
         p = e.get("seat")
+        drew = pending is not None and pending[0] == p  # a play now is of the drawn card
         if kind == "direction":
             direction = e["direction"]
         elif kind == "two_pending":
@@ -319,10 +360,18 @@ def observe(info: InfoSet) -> Beliefs:
                 suit = _suit(top)
         elif kind == "played":
             if p != me and top is not None and suit is not None and two is None:
+                sure_not_scarce = i > last_reshuffle and plenty
                 b.forbid(p, _passed_over(e["card"], top, suit, before[i], p, direction,
-                                         sure_not_scarce=i > last_reshuffle and plenty))
+                                         sure_not_scarce=sure_not_scarce))
+                if before[i] is not None and not drew:
+                    b.require(p, partial(_replays_play, {
+                        "seat": p, "top": top, "suit": suit, "hand_counts": before[i],
+                        "direction": direction, "options": v["options"],
+                        "scarce": False if sure_not_scarce else None}, e["card"]))
             b.remove(p, e["card"])
             top, suit = e["card"], e.get("suit")
+            if p != me and suit and _rank(top) in ("J", "joker"):
+                b.require(p, partial(_wished, suit))
             two = None
         elif kind == "drew":
             if e.get("unseen"):  # a 5's cards, to be given away one by one
@@ -372,7 +421,7 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
     rng.shuffle(pool)
     # A 5's cards to hand out came off the draw pile too.
     held = hold_out_draw_pile(pool, made_of, v["draw_count"] + v["to_give_count"])
-    hands = deal_hands(v, seat, pool, beliefs)
+    hands = deal_hands(v, seat, pool, beliefs, rng)
     pool[:0] = held
     to_give = take(pool, v["to_give_count"])
     discard = ((below if below is not None else take(pool, v["discard_count"] - 1))

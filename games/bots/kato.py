@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from functools import partial
 
 from games.engine.kato import COLOR, COLORS, IS_WILD, KATO, POINTS, RANK, WILD4
 
@@ -117,6 +118,17 @@ class HeuristicBot(Bot):
         return by_type["accept"][0]
 
     def _best_play(self, view, hand, plays):
+        best, best_score = None, None
+        for action, score in self._scored_plays(view, hand, plays):
+            if best_score is None or score > best_score:
+                best, best_score = action, score
+        if best is None:
+            return None
+        return self._colored(best, hand)
+
+    def _scored_plays(self, view, hand, plays):
+        """Each distinct play (by its cards) with its score, in the order of ``plays``; a
+        dishonest wild-draw4 is left out."""
         seat = view["seat"]
         counts = view["hand_counts"]
         n = view["players"]
@@ -127,7 +139,6 @@ class HeuristicBot(Bot):
         for card in hand:
             if COLOR[card]:
                 color_counts[COLOR[card]] += 1
-        best, best_score = None, None
         seen = set()
         for action in plays:
             cards = action["cards"]
@@ -152,11 +163,7 @@ class HeuristicBot(Bot):
                 score += sum(POINTS[c] for c in cards) / 5  # shed points before the end
             else:
                 score += sum(POINTS[c] for c in cards) / 40
-            if best_score is None or score > best_score:
-                best, best_score = action, score
-        if best is None:
-            return None
-        return self._colored(best, hand)
+            yield action, score
 
 
 _FEATURES = {c: (("wild",) if IS_WILD[c] else ("c:" + COLOR[c], "r:" + RANK[c], "x:" + c))
@@ -176,6 +183,49 @@ def _passed_over(card: str) -> set:
             | {f"x:{color}-{d}" for d in _DIGITS if int(d) > int(rank)})
 
 
+def _wished(color: str, hand: list) -> bool:
+    """Whether the heuristic, holding ``hand`` after its wild, names ``color``."""
+    return HeuristicBot._best_color(hand, None) == color
+
+
+def _replays_play(seen: dict, cards: list, hand: list) -> bool:
+    """Whether the heuristic, holding ``hand`` where it played ``cards`` from its hand (the
+    public position ``seen``: seat, colour, top card, hand counts, direction, house rules),
+    would have played them: their score is the best of its plays (a tie may have gone
+    either way)."""
+    p = seen["seat"]
+    hands = [[] for _ in range(seen["players"])]
+    hands[p] = hand
+    legal = KATO.legal_actions(
+        {"actors": [p], "window": -1, "turn": p, "phase": "play", "hands": hands,
+         "color": seen["color"], "discard": [seen["top"]], "options": seen["options"]}, p)
+    view = {**seen, "hand": hand}
+    best = mine = None
+    for action, score in _HEURISTIC._scored_plays(view, hand,
+                                                  [a for a in legal if a["type"] == "play"]):
+        best = score if best is None else max(best, score)
+        if action["cards"] == cards:
+            mine = score
+    return mine is not None and mine >= best - 1e-9
+
+
+def _counts_before(history: tuple, counts: list) -> list:
+    """Every seat's hand size before each event of the round, worked back from the view's."""
+    now = list(counts)
+    out = [None] * len(history)
+    for i in range(len(history) - 1, -1, -1):
+        e = history[i]
+        kind = e.get("type")
+        if kind == "round_started":
+            break
+        if kind == "played":
+            now[e["seat"]] += len(e["cards"])
+        elif kind == "drew":
+            now[e["seat"]] -= e["count"]
+        out[i] = list(now)
+    return out
+
+
 def features(card: str) -> tuple:
     """What makes a card fit (see ``Beliefs``): a wild fits anything, another card by its
     colour or its rank."""
@@ -188,7 +238,9 @@ def observe(info: InfoSet) -> Beliefs:
     and never bluffs a wild-draw4), nor did the drawn card when it did not fit; a plain wild
     is played only when no other card fits, a wild-draw4 from the hand only honestly (no card
     of the colour in force: a challenge of it is then read as lost); a hand shown to the
-    seat after a challenge."""
+    seat after a challenge. Checks of a whole hand (``Beliefs.checks``): a play from the hand
+    is one the heuristic scores best, and a colour named for a wild is the one the player
+    holds most of."""
     v = info.view
     me = info.seat
     b = Beliefs(v["players"], features)
@@ -198,15 +250,25 @@ def observe(info: InfoSet) -> Beliefs:
     drew_last = None
     pending = v["phase"] == "pending" and not any(
         e.get("type") in ("draw_pending", "accepted") for e in info.history)
-    for e in info.history:
+    before = _counts_before(info.history, v["hand_counts"])
+    start = max((i for i, e in enumerate(info.history) if e.get("type") == "round_started"),
+                default=0)
+    flips = sum(1 for e in info.history[start:] if e.get("type") == "direction")
+    direction = v["direction"] * (-1) ** flips
+    for i, e in enumerate(info.history):
         kind = e.get("type")
         p = e.get("seat")
         if kind == "round_started":
             b = Beliefs(v["players"], features)
+            direction = v["direction"] * (-1) ** flips
             top = e.get("top")
             color = COLOR.get(top)  # None for a wild turned up: colour_chosen names it
         elif kind == "color_chosen":
             color = e.get("color")
+            if p is not None and p != me and color:
+                b.require(p, partial(_wished, color))
+        elif kind == "direction":
+            direction = e["direction"]
         elif kind == "draw_pending":
             pending = True
         elif kind == "accepted":
@@ -222,10 +284,18 @@ def observe(info: InfoSet) -> Beliefs:
             elif (len(cards) == 1 and drew_last != p and not pending and p != me
                   and COLOR[cards[0]] == color):
                 b.forbid(p, _passed_over(cards[0]))
+            if (p != me and drew_last != p and not pending and top is not None
+                    and color is not None and before[i] is not None):
+                b.require(p, partial(_replays_play, {
+                    "seat": p, "players": v["players"], "color": color, "top": top,
+                    "hand_counts": before[i], "direction": direction,
+                    "options": v["options"]}, list(cards)))
             pending = False
             for card in cards:
                 b.remove(p, card)
             top, color = cards[-1], e.get("color")
+            if IS_WILD[top] and p != me and color:
+                b.require(p, partial(_wished, color))
         elif kind == "drew":
             b.add_unknown(p, e["count"])
         elif kind == "drawn_card_fits" and top is not None and color is not None:
@@ -259,7 +329,7 @@ def determinize(info: InfoSet, rng: random.Random, beliefs: Beliefs | None = Non
     hands = []
     if beliefs is not None:
         dealt = beliefs.deal(pool, {p: v["hand_counts"][p] - len(known.get(p, []))
-                                    for p in range(n) if p != seat})
+                                    for p in range(n) if p != seat}, rng)
     for p in range(n):
         if p == seat:
             hands.append(list(v["hand"]))

@@ -93,7 +93,17 @@ class Beliefs:
     group's cards has: a player who drew instead of playing held no card that fitted, but
     the cards it drew afterwards may fit. Counts are reconciled with the view when a world
     is dealt (``deal``), so a reading that lost track costs information, never consistency.
+
+    ``checks[p]``: what a choice of ``p`` tells about its whole hand, which no feature of
+    single cards can say (e.g. a colour wished is the colour the heuristic holds most of), as
+    ``[check, played, received]``: ``check(hand)`` holds for its hand at that choice, which is
+    its hand now plus the cards it ``played`` since, less those it was given face up
+    (``received``). A change the seat did not see (a draw, a card given away unseen) ends
+    what the check can say. ``deal`` with an RNG deals a seat again (up to ``redeals`` times)
+    until its checks hold; a hand that never passes is kept (a person may wish otherwise).
     """
+
+    redeals = 24
 
     def __init__(self, players: int, features: Callable[[str], tuple]):
         self.players = players
@@ -102,13 +112,32 @@ class Beliefs:
         # The cards dealt, as many as there were: ``deal`` gives the oldest group what the
         # view's count leaves, so the reading need not know the size of the deal.
         self.groups: list[list[list]] = [[[DEALT, set()]] for _ in range(players)]
+        self.checks: list[list[list]] = [[] for _ in range(players)]
+
+    def require(self, p: int, check: Callable[[list], bool]) -> None:
+        """``check(hand)`` holds for ``p``'s hand as it is now (see ``checks``)."""
+        self.checks[p].append([check, [], []])
+
+    def holds(self, p: int, hand: list) -> bool:
+        """Whether ``hand`` as ``p``'s hand now meets every check of ``p``."""
+        for check, played, received in self.checks[p]:
+            then = list(hand) + played
+            for card in received:
+                if card in then:
+                    then.remove(card)
+            if not check(then):
+                return False
+        return True
 
     def add_unknown(self, p: int, count: int) -> None:
         if count > 0:
             self.groups[p].append([count, set()])
+            self.checks[p] = []
 
     def add_known(self, p: int, cards) -> None:
         self.known[p].extend(cards)
+        for _, _, received in self.checks[p]:
+            received.extend(cards)
 
     def forbid(self, p: int, forbidden, *, skip_newest: int = 0) -> None:
         """No card ``p`` holds now (but the ``skip_newest`` newest groups) has these."""
@@ -119,6 +148,8 @@ class Beliefs:
     def remove(self, p: int, card: str) -> None:
         """``p`` played or gave ``card``: from its known cards, else from the most
         constrained of its groups that may hold it (cautious, as ``remove_unknown``)."""
+        for _, played, _ in self.checks[p]:
+            played.append(card)
         if card in self.known[p]:
             self.known[p].remove(card)
             return
@@ -134,6 +165,7 @@ class Beliefs:
         """``p`` lost cards the seat did not see: taken from the most constrained groups (the
         cautious reading: it forgets constraints rather than invents them). They may have
         been known ones, so none is known any more."""
+        self.checks[p] = []
         if self.known[p]:
             self.add_unknown(p, len(self.known[p]))
             self.known[p] = []
@@ -149,24 +181,45 @@ class Beliefs:
         """``p``'s whole hand was shown to the seat."""
         self.known[p] = list(cards)
         self.groups[p] = []
+        self.checks[p] = []
 
     def swap(self, a: int, b: int) -> None:
         self.known[a], self.known[b] = self.known[b], self.known[a]
         self.groups[a], self.groups[b] = self.groups[b], self.groups[a]
+        self.checks[a], self.checks[b] = self.checks[b], self.checks[a]
 
     def clear(self, p: int) -> None:
         self.known[p] = []
         self.groups[p] = []
+        self.checks[p] = []
 
     def _clean(self, p: int) -> None:
         self.groups[p] = [g for g in self.groups[p] if g[0] > 0]
 
-    def deal(self, pool: list, counts: dict[int, int]) -> dict[int, list]:
+    def deal(self, pool: list, counts: dict[int, int],
+             rng: random.Random | None = None) -> dict[int, list]:
         """Hands for the seats in ``counts`` (seat -> cards held) from the shuffled ``pool``
         (the cards the seat has not seen), removed from it: known cards first, then each
         group's cards among those without its forbidden features, the most constrained
         groups first. A constraint no card left can meet is dropped (a human may draw
-        while holding a card that fits)."""
+        while holding a card that fits). With ``rng``, a seat whose hand fails its
+        ``checks`` gives it back and is dealt again from the reshuffled rest, seat by seat
+        (rejection sampling of each hand given the others)."""
+        hands = self._deal(pool, counts)
+        if rng is None:
+            return hands
+        for p in counts:
+            if not self.checks[p]:
+                continue
+            for _ in range(self.redeals):
+                if self.holds(p, hands[p]):
+                    break
+                pool.extend(hands[p])
+                rng.shuffle(pool)
+                hands[p] = self._deal(pool, {p: counts[p]})[p]
+        return hands
+
+    def _deal(self, pool: list, counts: dict[int, int]) -> dict[int, list]:
         hands: dict[int, list] = {}
         todo = []
         for p, count in counts.items():
@@ -287,14 +340,17 @@ def hold_out_draw_pile(pool: list, made_of: tuple | None, count: int) -> list:
     return held
 
 
-def deal_hands(view: dict, seat: int, pool: list, beliefs: Beliefs | None) -> list[list]:
+def deal_hands(view: dict, seat: int, pool: list, beliefs: Beliefs | None,
+               rng: random.Random | None = None) -> list[list]:
     """Every seat's hand of a sampled world: the seat's own as the view shows it, the others'
-    from the (shuffled) ``pool`` with the view's counts, within ``beliefs`` when given."""
+    from the (shuffled) ``pool`` with the view's counts, within ``beliefs`` when given (and
+    their checks, given ``rng``)."""
     n = view["players"]
     if beliefs is None:
         return [list(view["hand"]) if p == seat else take(pool, view["hand_counts"][p])
                 for p in range(n)]
-    dealt = beliefs.deal(pool, {p: view["hand_counts"][p] for p in range(n) if p != seat})
+    dealt = beliefs.deal(pool, {p: view["hand_counts"][p] for p in range(n) if p != seat},
+                         rng)
     return [list(view["hand"]) if p == seat else dealt[p] for p in range(n)]
 
 

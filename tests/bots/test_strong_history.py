@@ -207,12 +207,14 @@ def test_what_the_history_tells_of_heuristic_players_is_true_of_their_real_hands
     # Sound reading: the known cards are held, and each constrained group of cards can be
     # met by the real hand, at every move of several heuristic matches (the opponents play
     # the heuristic, whose habits the readings assume).
-    constrained = 0
+    constrained = checked = 0
     for seed in range(1, 5):
         for state, events, _, _ in _heuristic_match(game_id, seed, options, limit=400):
             view = GAMES[game_id].view(state, SEAT)
             beliefs = module.observe(InfoSet(SEAT, view, (), tuple(seat_history(events, SEAT))))
             for p in range(1, 4):
+                assert beliefs.holds(p, state["hands"][p])
+                checked += len(beliefs.checks[p])
                 hand = list(state["hands"][p])
                 for card in beliefs.known[p]:
                     assert card in hand
@@ -226,6 +228,8 @@ def test_what_the_history_tells_of_heuristic_players_is_true_of_their_real_hands
                         fitting = [c for c in hand if forbidden.isdisjoint(module.features(c))]
                         assert len(fitting) >= k
     assert constrained > 0
+    if game_id != "karma":  # a colour or suit named for a wild card
+        assert checked > 0
 
 
 @pytest.mark.parametrize("game_id,module,pile", [
@@ -351,3 +355,64 @@ def test_after_a_reshuffle_a_world_s_draw_pile_is_made_of_reshuffled_cards(game_
         if checked >= 60:
             break
     assert checked >= 60
+
+
+@pytest.mark.parametrize("game_id,module,wild", [
+    ("kato", kato, lambda e: e["type"] == "played" and e.get("color")
+     and kato.IS_WILD[e["cards"][-1]]),
+    ("aetsch", aetsch, lambda e: e["type"] == "played" and e.get("suit")
+     and aetsch._rank(e["card"]) in ("J", "joker")),
+])
+def test_a_world_gives_a_wild_s_player_most_of_the_colour_it_named(game_id, module, wild):
+    # The heuristic names the colour (suit) it holds most of: right after another seat's
+    # wild, every world deals that seat a hand with the named colour ahead, as its real hand
+    # has it; worlds dealt without the history often do not.
+    state, info, p = _found(game_id, lambda new, seat: any(wild(e) for e in new))
+    named = next(e for e in reversed(info.history) if e.get("seat") == p and wild(e))
+    colour = named.get("color") or named.get("suit")
+    beliefs = module.observe(info)
+    assert beliefs.checks[p] and module._wished(colour, state["hands"][p])
+    worlds = [module.determinize(info, random.Random(i), beliefs)["hands"][p]
+              for i in range(40)]
+    assert all(module._wished(colour, hand) for hand in worlds)
+    blind = [module.determinize(info, random.Random(i))["hands"][p] for i in range(40)]
+    assert not all(module._wished(colour, hand) for hand in blind)
+
+
+@pytest.mark.parametrize("game_id,module,from_hand", [
+    ("kato", kato, lambda e: e["type"] == "played" and not kato.IS_WILD[e["cards"][-1]]
+     and kato.RANK[e["cards"][-1]] in "0123456789"),
+    ("aetsch", aetsch, lambda e: e["type"] == "played" and e["card"] != "joker"
+     and aetsch._rank(e["card"]) in aetsch.PLAIN_RANKS),
+])
+def test_a_world_deals_a_hand_from_which_the_heuristic_would_have_made_its_play(
+        game_id, module, from_hand):
+    # A plain number played from the hand says the heuristic scored no other play higher
+    # (more of its colour or suit, a skip to hit with, points to shed): every world deals
+    # the player a hand from which it would have made that play; worlds dealt within the
+    # same beliefs but without their checks (what the void and passed-over readings alone
+    # say) sometimes do not.
+    def stop(new, seat):
+        return len(new) >= 1 and from_hand(new[0]) and all(
+            e["type"] not in ("drew", "drawn_card_fits") for e in new)
+
+    for seed in range(1, 60):
+        got = _until(game_id, seed, stop)
+        if got is None:
+            continue
+        state, info, p = got
+        beliefs = module.observe(info)
+        if not beliefs.checks[p]:
+            continue
+        beliefs.redeals = 0
+        loose = [module.determinize(info, random.Random(i), beliefs)["hands"][p]
+                 for i in range(40)]
+        if all(beliefs.holds(p, hand) for hand in loose):
+            continue  # the play tells nothing the other readings did not
+        del beliefs.redeals
+        assert beliefs.holds(p, state["hands"][p])
+        worlds = [module.determinize(info, random.Random(i), beliefs)["hands"][p]
+                  for i in range(40)]
+        assert all(beliefs.holds(p, hand) for hand in worlds)
+        return
+    pytest.fail("no telling play in 60 heuristic matches")
