@@ -99,11 +99,13 @@ class Beliefs:
     ``[check, played, received]``: ``check(hand)`` holds for its hand at that choice, which is
     its hand now plus the cards it ``played`` since, less those it was given face up
     (``received``). A change the seat did not see (a draw, a card given away unseen) ends
-    what the check can say. ``deal`` with an RNG deals a seat again (up to ``redeals`` times)
+    what the check can say. Only the ``max_checks`` newest are kept (each costs a look at
+    every hand dealt). ``deal`` with an RNG deals a seat again (up to ``redeals`` times)
     until its checks hold; a hand that never passes is kept (a person may wish otherwise).
     """
 
     redeals = 24
+    max_checks = 4
 
     def __init__(self, players: int, features: Callable[[str], tuple]):
         self.players = players
@@ -116,7 +118,10 @@ class Beliefs:
 
     def require(self, p: int, check: Callable[[list], bool]) -> None:
         """``check(hand)`` holds for ``p``'s hand as it is now (see ``checks``)."""
-        self.checks[p].append([check, [], []])
+        checks = self.checks[p]
+        checks.append([check, [], []])
+        if len(checks) > self.max_checks:
+            del checks[0]
 
     def holds(self, p: int, hand: list) -> bool:
         """Whether ``hand`` as ``p``'s hand now meets every check of ``p``."""
