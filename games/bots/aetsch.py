@@ -19,7 +19,9 @@ from .search import (
     Beliefs,
     InfoSet,
     SearchBot,
+    among_best,
     chance_value,
+    counts_before,
     deal_hands,
     hand_chances,
     hold_out_draw_pile,
@@ -183,16 +185,11 @@ def _replays_play(seen: dict, card: str, hand: list) -> bool:
         {"phase": PLAY, "turn": p, "hands": hands, "players": len(hands),
          "discard_pile": [seen["top"]], "suit": seen["suit"], "options": seen["options"]}, p)
     plays = [a for a in legal if a["type"] == "play"]
-    for scarce in ((True, False) if seen["scarce"] is None else (seen["scarce"],)):
-        view = {**seen, "hand": hand, "draw_count": 0 if scarce else 10}
-        best = mine = None
-        for choice, score in _HEURISTIC._scored_plays(view, hand, plays):
-            best = score if best is None else max(best, score)
-            if choice["card"] == card:
-                mine = score
-        if mine is not None and mine > best - 0.3 - 1e-9:
-            return True
-    return False
+    return any(
+        among_best(_HEURISTIC._scored_plays(
+            {**seen, "hand": hand, "draw_count": 0 if scarce else 10}, hand, plays),
+            lambda choice: choice["card"] == card, slack=0.3)
+        for scarce in ((True, False) if seen["scarce"] is None else (seen["scarce"],)))
 
 
 def features(card: str) -> tuple:
@@ -217,30 +214,22 @@ _PREFERRED = {
 _RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Q", "K", "A")
 
 
-def _counts_before(history: tuple, counts: list) -> list:
-    """Every seat's hand size before each event, worked back from the view's."""
-    now = list(counts)
-    out = [None] * len(history)
-    for i in range(len(history) - 1, -1, -1):
-        e = history[i]
-        kind = e.get("type")
-        p = e.get("seat")
-        if kind == "round_started":
-            break
-        if kind == "played":
-            now[p] += 1
-        elif kind == "drew" and not e.get("unseen"):
-            now[p] -= e["count"]
-        elif kind == "gave":
-            now[p] += 1
-            now[e["to"]] -= 1
-        elif kind == "gave_drawn":
-            now[e["to"]] -= 1
-        elif kind == "swapped":
-            a, b = e["seats"]
-            now[a], now[b] = now[b], now[a]
-        out[i] = list(now)
-    return out
+def _undo(now: list, e: dict) -> None:
+    """One event taken back from the hand sizes (``counts_before``)."""
+    kind = e.get("type")
+    p = e.get("seat")
+    if kind == "played":
+        now[p] += 1
+    elif kind == "drew" and not e.get("unseen"):
+        now[p] -= e["count"]
+    elif kind == "gave":
+        now[p] += 1
+        now[e["to"]] -= 1
+    elif kind == "gave_drawn":
+        now[e["to"]] -= 1
+    elif kind == "swapped":
+        a, b = e["seats"]
+        now[a], now[b] = now[b], now[a]
 
 
 def _unfitting(top: str | None, suit: str | None, options: dict) -> set:
@@ -327,7 +316,7 @@ def observe(info: InfoSet) -> Beliefs:
     given_away = _hands_given_away(info.history, me, v["hand"])
     top = suit = None
     pending = None  # (seat, features) after a draw, until we see whether the card fitted
-    before = _counts_before(info.history, v["hand_counts"])
+    before = counts_before(info.history, v["hand_counts"], _undo)
     # Directions and the draw pile's size at each play are not all in the events: the
     # direction is followed from "direction" events back from the view's, and the draw pile
     # was surely not low (a 2 or a 5 still preferred) when it is not low now and was not

@@ -22,7 +22,9 @@ from .search import (
     CannotSearch,
     InfoSet,
     SearchBot,
+    among_best,
     chance_value,
+    counts_before,
     hand_chances,
     hold_out_draw_pile,
     placing_reward,
@@ -199,31 +201,18 @@ def _replays_play(seen: dict, cards: list, hand: list) -> bool:
     legal = KATO.legal_actions(
         {"actors": [p], "window": -1, "turn": p, "phase": "play", "hands": hands,
          "color": seen["color"], "discard": [seen["top"]], "options": seen["options"]}, p)
-    view = {**seen, "hand": hand}
-    best = mine = None
-    for action, score in _HEURISTIC._scored_plays(view, hand,
-                                                  [a for a in legal if a["type"] == "play"]):
-        best = score if best is None else max(best, score)
-        if action["cards"] == cards:
-            mine = score
-    return mine is not None and mine >= best - 1e-9
+    plays = [a for a in legal if a["type"] == "play"]
+    return among_best(_HEURISTIC._scored_plays({**seen, "hand": hand}, hand, plays),
+                      lambda action: action["cards"] == cards)
 
 
-def _counts_before(history: tuple, counts: list) -> list:
-    """Every seat's hand size before each event of the round, worked back from the view's."""
-    now = list(counts)
-    out = [None] * len(history)
-    for i in range(len(history) - 1, -1, -1):
-        e = history[i]
-        kind = e.get("type")
-        if kind == "round_started":
-            break
-        if kind == "played":
-            now[e["seat"]] += len(e["cards"])
-        elif kind == "drew":
-            now[e["seat"]] -= e["count"]
-        out[i] = list(now)
-    return out
+def _undo(counts: list, e: dict) -> None:
+    """One event taken back from the hand sizes (``counts_before``)."""
+    kind = e.get("type")
+    if kind == "played":
+        counts[e["seat"]] += len(e["cards"])
+    elif kind == "drew":
+        counts[e["seat"]] -= e["count"]
 
 
 def features(card: str) -> tuple:
@@ -250,7 +239,7 @@ def observe(info: InfoSet) -> Beliefs:
     drew_last = None
     pending = v["phase"] == "pending" and not any(
         e.get("type") in ("draw_pending", "accepted") for e in info.history)
-    before = _counts_before(info.history, v["hand_counts"])
+    before = counts_before(info.history, v["hand_counts"], _undo)
     start = max((i for i, e in enumerate(info.history) if e.get("type") == "round_started"),
                 default=0)
     flips = sum(1 for e in info.history[start:] if e.get("type") == "direction")

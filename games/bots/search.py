@@ -264,6 +264,31 @@ class Beliefs:
         return hands
 
 
+def counts_before(history: tuple, counts: list, undo: Callable[[list, dict], None]) -> list:
+    """Every seat's hand size before each event of the round (None before the round),
+    worked back from the view's ``counts``; ``undo(counts, event)`` takes one event back."""
+    now = list(counts)
+    out: list = [None] * len(history)
+    for i in range(len(history) - 1, -1, -1):
+        e = history[i]
+        if e.get("type") == "round_started":
+            break
+        undo(now, e)
+        out[i] = list(now)
+    return out
+
+
+def among_best(scored, mine: Callable[[dict], bool], slack: float = 0.0) -> bool:
+    """Whether a play ``mine`` picks out of ``scored`` (``(action, score)`` pairs, a
+    heuristic's) scores within ``slack`` of the best: a play the heuristic may have made."""
+    best = ours = None
+    for action, score in scored:
+        best = score if best is None else max(best, score)
+        if mine(action):
+            ours = score
+    return ours is not None and ours >= best - slack - 1e-9
+
+
 class TimeUp(Exception):
     """The time budget ran out in the middle of a sampled world."""
 

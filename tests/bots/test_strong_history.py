@@ -416,3 +416,48 @@ def test_a_world_deals_a_hand_from_which_the_heuristic_would_have_made_its_play(
         assert all(beliefs.holds(p, hand) for hand in worlds)
         return
     pytest.fail("no telling play in 60 heuristic matches")
+
+
+def test_a_check_reads_the_hand_at_its_choice_and_ends_at_an_unseen_change():
+    from games.bots.search import Beliefs
+
+    b = Beliefs(3, kato.features)
+    seen = []
+
+    def check(hand):
+        seen.append(sorted(hand))
+        return "red-5" in hand
+
+    b.require(1, check)
+    b.remove(1, "red-5")          # played since: part of the hand at the choice
+    b.add_known(1, ["blue-2"])    # given face up since: not part of it
+    assert b.holds(1, ["blue-2", "green-7"]) and seen[-1] == ["green-7", "red-5"]
+    b.swap(1, 2)                  # the hand moved to seat 2, and its checks with it
+    assert not b.checks[1] and b.checks[2]
+    b.add_unknown(2, 1)           # a draw the seat did not see: the check can say no more
+    assert not b.checks[2]
+    for _ in range(Beliefs.max_checks + 2):
+        b.require(0, check)
+    assert len(b.checks[0]) == Beliefs.max_checks
+
+
+def test_a_world_is_dealt_again_until_a_seat_s_checks_hold():
+    from games.bots.search import Beliefs
+
+    b = Beliefs(2, kato.features)
+
+    def held_most_red(hand):
+        return max(kato.COLORS, key=lambda c: sum(kato.COLOR[x] == c for x in hand)) == "red"
+
+    b.require(1, held_most_red)
+    deck = sorted({c for c in kato.RANK if not kato.IS_WILD[c]})
+    checked, unchecked = [], []
+    for i in range(30):
+        for rng, out in ((random.Random(i), checked), (None, unchecked)):
+            pool = list(deck)
+            random.Random(i).shuffle(pool)
+            hand = b.deal(pool, {1: 5}, rng)[1]
+            assert len(hand) == 5 and sorted(hand + pool) == deck  # no card made or lost
+            out.append(hand)
+    assert all(held_most_red(hand) for hand in checked)
+    assert not all(held_most_red(hand) for hand in unchecked)
