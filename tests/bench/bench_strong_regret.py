@@ -14,7 +14,7 @@ state (the real hands, the draw pile reshuffled: what the seat would know if it 
 hand but not the future), with common random numbers. A variant's regret at the position is
 the value of the best candidate less the value of the move it chose; it prints each
 variant's mean regret, how often it chose the best candidate, and its regret paired against
-the first variant, with 95 % intervals.
+the first variant, with 95 % intervals, and its CPU time per decision.
 
 Variants: ``strong`` (the strong bot as registered), ``nochecks`` (its history reading
 without the whole-hand checks, ``Beliefs.checks``), ``blind`` (no history reading),
@@ -34,6 +34,7 @@ import math
 import os
 import random
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -107,13 +108,15 @@ def _judge(job) -> dict:
     judge = copy.copy(strong)
     judge.depth = judge_depth
     seat, view, legal = position["seat"], position["view"], position["legal"]
-    chosen = {}
+    chosen, spent = {}, {}
     for name in variants:
+        started = time.process_time()
         base, *knobs = name.split(":")
         bot = bots[base]
         rng = random.Random(position["seed"])
         if base == "heuristic":
             chosen[name] = bot.choose(view, legal, rng)
+            spent[name] = time.process_time() - started
             continue
         budget = iterations
         if knobs:
@@ -126,6 +129,7 @@ def _judge(job) -> dict:
                     setattr(bot, key, type(getattr(bot, key))(value))
         chosen[name] = bot.choose(view, legal, rng, time_ms=0, iterations=budget,
                                   history=position["history"])
+        spent[name] = time.process_time() - started
     arms = {_key(a): a for a in (strong.expand(view, legal) if strong.expand else legal)}
     for action in chosen.values():
         arms.setdefault(_key(action), action)
@@ -139,7 +143,7 @@ def _judge(job) -> dict:
         for key, action in arms.items():
             values[key] += judge._playout(world, seat, action, random.Random(seed))
     best = max(values.values())
-    return {name: ((best - values[_key(a)]) / worlds, values[_key(a)] == best)
+    return {name: ((best - values[_key(a)]) / worlds, values[_key(a)] == best, spent[name])
             for name, a in chosen.items()}
 
 
@@ -178,7 +182,9 @@ def main() -> None:
     for name in variants:
         mean, half = _ci([r[name][0] for r in results])
         best = sum(r[name][1] for r in results) / len(results)
-        line = f"  {name:<10} regret {mean:.4f} ± {half:.4f}  best move {best:.3f}"
+        ms = 1000 * sum(r[name][2] for r in results) / len(results)
+        line = (f"  {name:<10} regret {mean:.4f} ± {half:.4f}  best move {best:.3f}  "
+                f"{ms:.0f} ms CPU/decision")
         if name != first:
             d, dh = _ci([r[name][0] - r[first][0] for r in results])
             line += f"  regret - {first}'s: {d:+.4f} ± {dh:.4f}"
