@@ -101,11 +101,14 @@ class Beliefs:
     (``received``). A change the seat did not see (a draw, a card given away unseen) ends
     what the check can say. Only the ``max_checks`` newest are kept (each costs a look at
     every hand dealt). ``deal`` with an RNG deals a seat again (up to ``redeals`` times)
-    until its checks hold; a hand that never passes is kept (a person may wish otherwise).
+    until its checks hold; a hand that never passes is kept (a person may wish otherwise),
+    and after ``give_up_after`` such worlds the seat's checks are no longer dealt for (what
+    the rest of the reading allows seems to contradict them: no use paying for them).
     """
 
     redeals = 24
     max_checks = 4
+    give_up_after = 3
 
     def __init__(self, players: int, features: Callable[[str], tuple]):
         self.players = players
@@ -115,6 +118,7 @@ class Beliefs:
         # view's count leaves, so the reading need not know the size of the deal.
         self.groups: list[list[list]] = [[[DEALT, set()]] for _ in range(players)]
         self.checks: list[list[list]] = [[] for _ in range(players)]
+        self.misses = [0] * players  # worlds in which no hand dealt met a seat's checks
 
     def require(self, p: int, check: Callable[[list], bool]) -> None:
         """``check(hand)`` holds for ``p``'s hand as it is now (see ``checks``)."""
@@ -214,7 +218,7 @@ class Beliefs:
         if rng is None:
             return hands
         for p in counts:
-            if not self.checks[p]:
+            if not self.checks[p] or self.misses[p] >= self.give_up_after:
                 continue
             for _ in range(self.redeals):
                 if self.holds(p, hands[p]):
@@ -222,6 +226,8 @@ class Beliefs:
                 pool.extend(hands[p])
                 rng.shuffle(pool)
                 hands[p] = self._deal(pool, {p: counts[p]})[p]
+            else:
+                self.misses[p] += not self.holds(p, hands[p])
         return hands
 
     def _deal(self, pool: list, counts: dict[int, int]) -> dict[int, list]:
