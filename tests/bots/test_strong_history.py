@@ -404,12 +404,12 @@ def test_a_world_deals_a_hand_from_which_the_heuristic_would_have_made_its_play(
         beliefs = module.observe(info)
         if not beliefs.checks[p]:
             continue
-        beliefs.redeals = 0
-        loose = [module.determinize(info, random.Random(i), beliefs)["hands"][p]
+        loose_beliefs = module.observe(info)
+        loose_beliefs.redeals = 0
+        loose = [module.determinize(info, random.Random(i), loose_beliefs)["hands"][p]
                  for i in range(40)]
         if all(beliefs.holds(p, hand) for hand in loose):
             continue  # the play tells nothing the other readings did not
-        del beliefs.redeals
         assert beliefs.holds(p, state["hands"][p])
         worlds = [module.determinize(info, random.Random(i), beliefs)["hands"][p]
                   for i in range(40)]
@@ -461,3 +461,21 @@ def test_a_world_is_dealt_again_until_a_seat_s_checks_hold():
             out.append(hand)
     assert all(held_most_red(hand) for hand in checked)
     assert not all(held_most_red(hand) for hand in unchecked)
+
+
+def test_checks_no_hand_can_meet_are_given_up_after_a_few_worlds():
+    from games.bots.search import Beliefs
+
+    b = Beliefs(2, kato.features)
+    calls = []
+    b.require(1, lambda hand: calls.append(1) and False)  # a choice no hand explains
+    deck = sorted({c for c in kato.RANK if not kato.IS_WILD[c]})
+    per_world = []
+    for i in range(6):
+        before = len(calls)
+        pool = list(deck)
+        hand = b.deal(pool, {1: 5}, random.Random(i))[1]
+        assert len(hand) == 5  # a hand is dealt all the same
+        per_world.append(len(calls) - before)
+    assert per_world[:Beliefs.give_up_after] == [Beliefs.redeals + 1] * Beliefs.give_up_after
+    assert per_world[Beliefs.give_up_after:] == [0] * (6 - Beliefs.give_up_after)
